@@ -1,0 +1,20 @@
+// Node module hooks that let the compiler, its tests and scripts run straight
+// from TypeScript: each .ts file is transpiled in memory by esbuild, so there
+// is no build step to forget and no stale output to trip over.
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { transform } from 'esbuild';
+
+export async function load(url, context, nextLoad) {
+  if (!url.startsWith('file:') || !url.endsWith('.ts')) return nextLoad(url, context);
+  const file = fileURLToPath(url);
+  const source = await readFile(file, 'utf8');
+  const { code } = await transform(source, {
+    loader: 'ts',
+    format: 'esm',
+    target: 'node20',
+    sourcefile: file,
+    sourcemap: 'inline',
+  });
+  return { format: 'module', source: code, shortCircuit: true };
+}
