@@ -1,0 +1,49 @@
+// Sections and their step files: every explicit section has steps/<id>.md,
+// and every steps/ or modes/ file is reached from its workflow.
+import { diagnostic, type Diagnostic } from '../diagnostics.ts';
+import type { IrNode } from '../ir/types.ts';
+
+export function checkStepFiles(nodes: readonly IrNode[]): Diagnostic[] {
+  const byId = new Map(nodes.map((node) => [node.id, node]));
+  const diagnostics: Diagnostic[] = [];
+  for (const workflow of nodes) {
+    if (workflow.kind !== 'workflow') continue;
+    for (const section of workflow.sections) {
+      if (!section.explicit) continue;
+      if (!byId.has(`step:${workflow.name}/${section.id}`)) {
+        diagnostics.push(
+          diagnostic(workflow.path, section.markerLine ?? section.startLine, 1, 'step-file-missing', `expected gsd-core/workflows/${workflow.name}/steps/${section.id}.md for section "${section.id}", found no such file`),
+        );
+      }
+    }
+    const reached = reachedChildren(workflow, byId);
+    for (const childId of workflow.children ?? []) {
+      if (reached.has(childId)) continue;
+      const child = byId.get(childId)!;
+      diagnostics.push(
+        diagnostic(child.path, 1, 1, 'step-file-orphan', `expected ${workflow.path} (or a file it reaches) to read this ${child.kind} file, found no reference`),
+      );
+    }
+  }
+  return diagnostics;
+}
+
+/** Children reached from the workflow by section ids and references, to a fixed point. */
+function reachedChildren(workflow: IrNode, byId: ReadonlyMap<string, IrNode>): Set<string> {
+  const children = new Set(workflow.children ?? []);
+  const reached = new Set<string>();
+  for (const section of workflow.sections) {
+    if (section.explicit) reached.add(`step:${workflow.name}/${section.id}`);
+  }
+  const queue = [workflow, ...[...reached].map((id) => byId.get(id)).filter((n): n is IrNode => n !== undefined)];
+  while (queue.length > 0) {
+    const node = queue.pop()!;
+    for (const edge of node.edges) {
+      if (edge.resolved && children.has(edge.resolved) && !reached.has(edge.resolved)) {
+        reached.add(edge.resolved);
+        queue.push(byId.get(edge.resolved)!);
+      }
+    }
+  }
+  return reached;
+}

@@ -1,0 +1,84 @@
+// One diagnostic type for every stage, printed as
+// `path:line:col: error CODE message`.
+
+/** Every code the compiler can report, with what it means. Fixtures cover each. */
+export const DIAGNOSTIC_CODES = {
+  'source-encoding': 'a source file is not valid UTF-8',
+  'layout-unknown': 'a file sits where no corpus family is defined',
+  'frontmatter-missing': 'a command or agent has no YAML frontmatter',
+  'frontmatter-yaml': 'frontmatter is not valid YAML',
+  'frontmatter-schema': 'frontmatter does not match its JSON schema',
+  'marker-malformed-attributes': 'a gsd:section marker attribute list is not key="value" pairs, or repeats a key',
+  'marker-unrecognized-attribute': 'a gsd:section marker has an attribute other than id and when',
+  'marker-missing-id': 'a gsd:section marker has no id',
+  'marker-missing-when': 'a gsd:section marker has no when',
+  'marker-malformed-id': 'a gsd:section id is not lowercase kebab-case',
+  'marker-unknown-when': 'a gsd:section when is not an atom of the frozen vocabulary',
+  'marker-close-with-attributes': 'a /gsd:section close marker carries attributes',
+  'marker-nested': 'a gsd:section opens while another is open',
+  'marker-duplicate-id': 'a gsd:section id repeats within a file',
+  'marker-unmatched-close': 'a /gsd:section close marker has no open section',
+  'marker-unclosed': 'a gsd:section is still open at the end of the file',
+  'ref-include-unresolved': 'an @-include names no corpus file',
+  'ref-read-unresolved': 'a path into the installed tree names no corpus or generated file',
+  'ref-command-unknown': 'a /gsd-<name> mention or Skill call names no command',
+  'ref-agent-unknown': 'a spawned subagent_type names no agent',
+  'ref-requires-unknown': 'a requires: entry names no command',
+  'ref-requires-missing': 'a command mentions another command it does not list in requires:',
+  'step-file-missing': 'a gsd:section has no steps/<id>.md file',
+  'step-file-orphan': 'a steps/ or modes/ file is reached from nowhere',
+  'budget-exceeded': 'a file or eager-load closure is larger than its ceiling',
+  'budget-loosened': 'a ceiling is above its tier cap or above the committed baseline',
+  'budget-slack': 'a ceiling sits further above the file than its grace allows',
+  'budgets-schema': 'budgets.json does not match schemas/budgets.schema.json',
+  'target-schema': 'a target definition does not match schemas/target.schema.json',
+  'emit-foreign-path': "emitted text still names another runtime's root",
+} as const;
+
+export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;
+
+export interface Diagnostic {
+  /** POSIX path relative to the tree it came from (source dir, targets dir, ...). */
+  file: string;
+  /** 1-based. */
+  line: number;
+  /** 1-based, in UTF-16 code units of the line. */
+  column: number;
+  code: DiagnosticCode;
+  message: string;
+}
+
+export function diagnostic(
+  file: string,
+  line: number,
+  column: number,
+  code: DiagnosticCode,
+  message: string,
+): Diagnostic {
+  return { file, line, column, code, message };
+}
+
+export function formatDiagnostic(d: Diagnostic, displayPrefix = ''): string {
+  const file = displayPrefix ? `${displayPrefix.replace(/\/+$/, '')}/${d.file}` : d.file;
+  return `${file}:${d.line}:${d.column}: error ${d.code} ${d.message}`;
+}
+
+/** Stable order: by file, then position, then code. */
+export function sortDiagnostics(list: readonly Diagnostic[]): Diagnostic[] {
+  return [...list].sort(
+    (a, b) =>
+      compareText(a.file, b.file) || a.line - b.line || a.column - b.column || compareText(a.code, b.code),
+  );
+}
+
+/** Code-unit comparison: independent of the machine's locale. */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Thrown by stages that cannot go on; carries every finding so far. */
+export class DiagnosticError extends Error {
+  constructor(readonly diagnostics: Diagnostic[]) {
+    super(`${diagnostics.length} error(s)`);
+  }
+}

@@ -1,0 +1,98 @@
+// The corpus IR: typed, JSON-serialisable, validated by schemas/ir.schema.json.
+// Each node keeps its exact source text; everything else is derived from it.
+import type { OutlineEntry } from '../load/parse-document.ts';
+import type { Section } from '../load/parse-sections.ts';
+
+export const NODE_KINDS = [
+  'command',
+  'workflow',
+  'step',
+  'mode',
+  'agent',
+  'reference',
+  'template',
+  'hook',
+  'fragment',
+] as const;
+export type NodeKind = (typeof NODE_KINDS)[number];
+
+export type EdgeKind =
+  /** A whole `@path` line: the runtime loads the file with the prompt. */
+  | 'include'
+  /** A path the agent reads when it needs it. */
+  | 'read'
+  /** `subagent_type="gsd-x"`: an agent spawn. */
+  | 'spawn'
+  /** `/gsd-x` or `/gsd:x`: a command mention. */
+  | 'slash'
+  /** `Skill(skill="gsd-x")`: a command invoked as a skill. */
+  | 'skill'
+  /** A `requires:` entry of a command. */
+  | 'requires';
+
+export interface Edge {
+  kind: EdgeKind;
+  /** What the source says, e.g. `gsd-core/workflows/plan-phase.md` or `gsd-planner`. */
+  target: string;
+  /** Id of the node it resolves to; null when it names nothing (checks report it). */
+  resolved: string | null;
+  /** True for targets outside the bundle by design, e.g. `@.planning/STATE.md`. */
+  external?: boolean;
+  line: number;
+  column: number;
+}
+
+/** A span of the source text that emit rewrites for each runtime. */
+export interface RewriteSpan {
+  kind: 'root' | 'slash' | 'arguments';
+  /** Offsets into `text`. */
+  start: number;
+  end: number;
+  /** root: the anchor (`~`, `$HOME`, `.` or ``); slash: the command stem. */
+  value: string;
+}
+
+export interface FrontmatterView {
+  /** The YAML between the fences, exactly as written. */
+  raw: string;
+  /** The parsed values (null when the YAML did not parse). */
+  data: Record<string, unknown> | null;
+  line: number;
+}
+
+export interface IrNode {
+  /** `<kind>:<name>`, e.g. `workflow:plan-phase`, `step:plan-phase/partial-wave`. */
+  id: string;
+  kind: NodeKind;
+  /** POSIX path relative to the corpus root. */
+  path: string;
+  /** Short name: command stem, agent name, workflow stem, ... */
+  name: string;
+  /** For step and mode nodes, the workflow they belong to. */
+  parent?: string;
+  /** For workflows, their step and mode nodes. */
+  children?: string[];
+  /** Whether the file began with a byte-order mark (kept for round trips). */
+  bom: boolean;
+  /** The file text without the BOM, byte for byte otherwise. */
+  text: string;
+  frontmatter: FrontmatterView | null;
+  /** Offset and file line where the body starts. */
+  body: { start: number; line: number };
+  outline: OutlineEntry[];
+  sections: Section[];
+  /** File lines of gsd:section markers (stripped at emit). */
+  markerLines: number[];
+  edges: Edge[];
+  spans: RewriteSpan[];
+  /** UTF-8 bytes with CRLF counted as LF: the unit of every budget. */
+  bytes: number;
+  /** Whether the file is executable (hooks, scripts). */
+  executable?: boolean;
+}
+
+export interface CorpusIr {
+  /** Format version of this IR. */
+  version: 1;
+  nodes: IrNode[];
+}

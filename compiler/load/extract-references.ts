@@ -1,0 +1,72 @@
+// Finds the typed references of a document body: @-includes, lazy reads,
+// agent spawns, command mentions and Skill calls, plus the spans that emit
+// rewrites per runtime (install-root prefixes, command mentions, $ARGUMENTS).
+// Resolution against the corpus happens later, in buildIr.
+import type { Edge, RewriteSpan } from '../ir/types.ts';
+import type { ScannedLine } from './scan-lines.ts';
+
+export interface ExtractedReferences {
+  edges: Omit<Edge, 'resolved'>[];
+  spans: RewriteSpan[];
+}
+
+/** The canonical install root, `~/.claude`, `$HOME/.claude`, `./.claude` or a bare `.claude`. */
+const ROOT = /(?<![\w.\/$-])(?:(~|\$HOME|\$\{HOME\})\/|(\.)\/)?\.claude(?=\/|(?![\w.-]))/g;
+/** A path into the installed tree, with or without the root in front. */
+const TREE_PATH = /(?<![\w.\/$-])(?:(?:~|\$HOME|\$\{HOME\}|\.)\/)?(?:\.claude\/)?(gsd-core\/[A-Za-z0-9_.\/{}*<>$-]*)/g;
+const INCLUDE_LINE = /^@(\S+)$/;
+const SLASH = /(?<=^|[\s`'"(\[])\/gsd[-:]([a-z0-9]+(?:-[a-z0-9]+)*)(?![\w\/-])(?!\.\w)/g;
+const SPAWN = /subagent_type\s*[=:]\s*["']([A-Za-z0-9_.-]+)["']/g;
+const SKILL = /Skill\(\s*skill\s*=\s*["']([A-Za-z0-9:_-]+)["']/g;
+const ARGUMENTS = /\$ARGUMENTS(?![A-Za-z0-9_])/g;
+
+export function extractReferences(lines: readonly ScannedLine[]): ExtractedReferences {
+  const edges: Omit<Edge, 'resolved'>[] = [];
+  const spans: RewriteSpan[] = [];
+  for (const scanned of lines) {
+    if (scanned.kind === 'marker') continue;
+    const { content, line, start } = scanned;
+    const at = (index: number) => ({ line, column: index + 1 });
+
+    for (const match of content.matchAll(ROOT)) {
+      spans.push({ kind: 'root', start: start + match.index, end: start + match.index + match[0].length, value: match[1] ?? match[2] ?? '' });
+    }
+    for (const match of content.matchAll(ARGUMENTS)) {
+      spans.push({ kind: 'arguments', start: start + match.index, end: start + match.index + match[0].length, value: '' });
+    }
+    for (const match of content.matchAll(SLASH)) {
+      const stem = match[1]!;
+      spans.push({ kind: 'slash', start: start + match.index, end: start + match.index + match[0].length, value: stem });
+      edges.push({ kind: 'slash', target: stem, ...at(match.index) });
+    }
+    for (const match of content.matchAll(SPAWN)) {
+      edges.push({ kind: 'spawn', target: match[1]!, ...at(match.index + match[0].indexOf(match[1]!) - 1) });
+    }
+    for (const match of content.matchAll(SKILL)) {
+      edges.push({ kind: 'skill', target: match[1]!.replace(/^gsd[:-]/, ''), ...at(match.index) });
+    }
+
+    const include = scanned.kind === 'text' ? INCLUDE_LINE.exec(content.trim()) : null;
+    if (include) {
+      const target = stripRoot(include[1]!);
+      const column = content.indexOf('@') + 1;
+      edges.push(
+        target.startsWith('.planning/')
+          ? { kind: 'include', target, external: true, line, column }
+          : { kind: 'include', target, line, column },
+      );
+      continue;
+    }
+    for (const match of content.matchAll(TREE_PATH)) {
+      const target = match[1]!.replace(/[.,:;)]+$/, '');
+      if (/[{}*<>$]/.test(target) || target.endsWith('/')) continue;
+      edges.push({ kind: 'read', target, ...at(match.index) });
+    }
+  }
+  return { edges, spans };
+}
+
+/** `~/.claude/gsd-core/x.md` → `gsd-core/x.md`; other forms unchanged. */
+export function stripRoot(path: string): string {
+  return path.replace(/^(?:(?:~|\$HOME|\$\{HOME\}|\.)\/)?\.claude\//, '');
+}
