@@ -1,1 +1,261 @@
-export async function main(argv: string[]): Promise<number> { console.log(argv); return 0; }
+// gsd-build: the command line over the pipeline. Exit 0 ok, 1 diagnostics, 2 usage.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { formatDiagnostic, type Diagnostic } from './diagnostics.ts';
+import { allBundles, compile, emitBundles, REPO_ROOT, type BundleSelection, type Compiled } from './pipeline.ts';
+import { writeTrees } from './write/write-tree.ts';
+import { compareWithGolden, formatGoldenFinding, readGoldenFiles } from './golden/compare-golden.ts';
+import { compareWithBaseline, type Budgets } from './check/check-budgets.ts';
+import { DEFAULT_TARGETS_DIR } from './targets/load-targets.ts';
+import { SCOPE_IDS, type ScopeId } from './targets/target-types.ts';
+import type { VirtualTree } from './emit/emit-bundle.ts';
+
+const COMMON_OPTIONS = {
+  source: { type: 'string' },
+  targets: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const HELP = {
+  build: `Usage: gsd-build --target <id> [--scope global|local] | --all [options]
+
+Builds bundles into <out>/<target>/<scope>/. Nothing is written when any check fails.
+
+Options:
+  --target <id>     a target in targets/ (repeatable)
+  --scope <scope>   global or local (default: both the target defines)
+  --all             every target and scope
+  --source <dir>    a GSD-layout source tree (default: ./source)
+  --out <dir>       output root (default: ./dist)
+  --targets <dir>   target definitions (default: the project's targets/)
+
+Other verbs: check, ir, budgets (gsd-build <verb> --help).`,
+  check: `Usage: gsd-build check [--update] [--source <dir>] [--golden <dir>]
+
+Builds every bundle afresh and compares it with the goldens (default ./golden),
+printing a unified diff for each differing file. Exits 1 on any difference and on
+any missing or orphaned golden file. --update rewrites the goldens instead.`,
+  ir: `Usage: gsd-build ir [--json] [--source <dir>]
+
+Prints the corpus IR: a summary table, or with --json the full IR
+(schemas/ir.schema.json).`,
+  budgets: `Usage: gsd-build budgets [--source <dir>] [--baseline <budgets.json>]
+
+Prints every file's bytes next to its ceiling, and each command's eager-load
+closure. --baseline compares the corpus's budgets.json with an older one and
+fails if any cap or ceiling went up (ceilings only tighten).`,
+} as const;
+
+type Verb = keyof typeof HELP;
+
+interface Io {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+const defaultIo: Io = { out: (text) => process.stdout.write(`${text}\n`), err: (text) => process.stderr.write(`${text}\n`) };
+
+class UsageError extends Error {}
+
+export async function main(argv: string[], io: Io = defaultIo): Promise<number> {
+  const verb: Verb = argv[0] && argv[0] in HELP && argv[0] !== 'build' ? (argv[0] as Verb) : 'build';
+  const rest = verb === 'build' ? (argv[0] === 'build' ? argv.slice(1) : argv) : argv.slice(1);
+  if (verb === 'build' && (rest[0] === 'help' || rest.length === 0)) {
+    io.out(HELP.build);
+    return rest.length === 0 ? 2 : 0;
+  }
+  try {
+    switch (verb) {
+      case 'build':
+        return await runBuild(rest, io);
+      case 'check':
+        return await runCheck(rest, io);
+      case 'ir':
+        return await runIr(rest, io);
+      case 'budgets':
+        return await runBudgets(rest, io);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`gsd-build: ${error.message}`);
+      io.err(`Run 'gsd-build ${verb === 'build' ? '' : `${verb} `}--help' for usage.`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
+  try {
+    return parseArgs({ args, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: false, strict: true }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+async function compileFrom(values: { source?: string | undefined; targets?: string | undefined }, io: Io): Promise<Compiled | null> {
+  const sourceDir = values.source ?? 'source';
+  const compiled = await compile({ sourceDir, targetsDir: values.targets ?? DEFAULT_TARGETS_DIR });
+  const targetsDisplay = values.targets ?? path.relative(process.cwd(), DEFAULT_TARGETS_DIR) ?? 'targets';
+  const problems = [
+    ...compiled.targetDiagnostics.map((d) => formatDiagnostic(d, targetsDisplay)),
+    ...compiled.diagnostics.map((d) => formatDiagnostic(d, sourceDir)),
+  ];
+  if (problems.length > 0) {
+    problems.forEach((line) => io.err(line));
+    io.err(`${problems.length} error(s); nothing was written.`);
+    return null;
+  }
+  return compiled;
+}
+
+function reportEmitted(diagnostics: Diagnostic[], io: Io, prefix: string): boolean {
+  diagnostics.forEach((d) => io.err(formatDiagnostic(d, prefix)));
+  if (diagnostics.length > 0) io.err(`${diagnostics.length} error(s); nothing was written.`);
+  return diagnostics.length === 0;
+}
+
+async function runBuild(args: string[], io: Io): Promise<number> {
+  const values = parse(args, {
+    target: { type: 'string', multiple: true },
+    scope: { type: 'string' },
+    all: { type: 'boolean' },
+    out: { type: 'string' },
+  });
+  if (values.help) {
+    io.out(HELP.build);
+    return 0;
+  }
+  if (!values.all && !values.target) throw new UsageError('expected --target <id> or --all');
+  if (values.all && (values.target || values.scope)) throw new UsageError('--all builds every target and scope; drop --target and --scope');
+  if (values.scope !== undefined && !SCOPE_IDS.includes(values.scope as ScopeId)) throw new UsageError(`expected --scope global or local, found "${values.scope}"`);
+  const started = performance.now();
+  const compiled = await compileFrom(values, io);
+  if (!compiled) return 1;
+  const selections = selectBundles(compiled, values.target, values.scope as ScopeId | undefined, values.all ?? false);
+  const outRoot = values.out ?? 'dist';
+  const { bundles, diagnostics } = emitBundles(compiled, selections);
+  if (!reportEmitted(diagnostics, io, outRoot)) return 1;
+  await writeTrees(outRoot, bundles);
+  const files = [...bundles.values()].reduce((sum, tree) => sum + tree.size, 0);
+  io.out(`built ${bundles.size} bundle(s), ${files} files, into ${outRoot}/ in ${Math.round(performance.now() - started)} ms: ${[...bundles.keys()].join(', ')}`);
+  return 0;
+}
+
+function selectBundles(compiled: Compiled, targets: string[] | undefined, scope: ScopeId | undefined, all: boolean): BundleSelection[] {
+  const available = allBundles(compiled.targets);
+  if (all) return available;
+  const known = [...new Set(available.map((b) => b.target))];
+  const selections: BundleSelection[] = [];
+  for (const target of targets ?? []) {
+    if (!known.includes(target)) throw new UsageError(`expected a target id (${known.join(', ')}), found "${target}"`);
+    const matching = available.filter((b) => b.target === target && (scope === undefined || b.scope === scope));
+    if (matching.length === 0) throw new UsageError(`target "${target}" has no ${scope} scope`);
+    selections.push(...matching);
+  }
+  return selections;
+}
+
+async function runCheck(args: string[], io: Io): Promise<number> {
+  const values = parse(args, { update: { type: 'boolean' }, golden: { type: 'string' } });
+  if (values.help) {
+    io.out(HELP.check);
+    return 0;
+  }
+  const compiled = await compileFrom(values, io);
+  if (!compiled) return 1;
+  const goldenRoot = values.golden ?? 'golden';
+  const { bundles, diagnostics } = emitBundles(compiled, allBundles(compiled.targets));
+  if (!reportEmitted(diagnostics, io, goldenRoot)) return 1;
+  if (values.update) {
+    await replaceGolden(goldenRoot, bundles);
+    io.out(`updated ${goldenRoot}/ with ${bundles.size} bundle(s); review the diff before committing`);
+    return 0;
+  }
+  const findings = compareWithGolden(bundles, await readGoldenFiles(goldenRoot));
+  findings.forEach((finding) => io.err(formatGoldenFinding(finding)));
+  if (findings.length > 0) {
+    io.err(`${findings.length} golden file(s) out of date; run 'gsd-build check --update' and review the diff.`);
+    return 1;
+  }
+  io.out(`golden check passed: ${bundles.size} bundle(s) match ${goldenRoot}/`);
+  return 0;
+}
+
+/** The goldens are exactly the bundles: a bundle folder per target and scope, nothing else. */
+async function replaceGolden(goldenRoot: string, bundles: ReadonlyMap<string, VirtualTree>): Promise<void> {
+  const { rm } = await import('node:fs/promises');
+  const existing = await readGoldenFiles(goldenRoot);
+  const keep = new Set(bundles.keys());
+  for (const file of existing.keys()) {
+    const key = file.split('/').slice(0, 2).join('/');
+    if (!keep.has(key)) await rm(path.join(goldenRoot, file), { force: true });
+  }
+  await writeTrees(goldenRoot, bundles);
+}
+
+async function runIr(args: string[], io: Io): Promise<number> {
+  const values = parse(args, { json: { type: 'boolean' } });
+  if (values.help) {
+    io.out(HELP.ir);
+    return 0;
+  }
+  const compiled = await compileFrom(values, io);
+  if (!compiled) return 1;
+  if (values.json) {
+    io.out(JSON.stringify(compiled.ir, null, 2));
+    return 0;
+  }
+  const rows = compiled.ir.nodes.map((node) => [
+    node.id,
+    node.path,
+    String(node.bytes),
+    String(node.edges.length),
+    String(node.sections.filter((s) => s.explicit).length),
+  ]);
+  io.out(table(['id', 'path', 'bytes', 'edges', 'sections'], rows));
+  const byKind = new Map<string, number>();
+  for (const node of compiled.ir.nodes) byKind.set(node.kind, (byKind.get(node.kind) ?? 0) + 1);
+  io.out(`\n${compiled.ir.nodes.length} nodes: ${[...byKind].map(([kind, count]) => `${count} ${kind}`).join(', ')}`);
+  return 0;
+}
+
+async function runBudgets(args: string[], io: Io): Promise<number> {
+  const values = parse(args, { baseline: { type: 'string' } });
+  if (values.help) {
+    io.out(HELP.budgets);
+    return 0;
+  }
+  const compiled = await compileFrom(values, io);
+  if (!compiled) return 1;
+  const rows = compiled.budgetRows.map((row) => [
+    row.path,
+    row.tier ?? '-',
+    String(row.bytes),
+    row.ceiling === null ? '-' : String(row.ceiling),
+    row.ceiling === null ? '-' : `${Math.round((row.bytes / row.ceiling) * 100)}%`,
+    row.closureBytes === undefined ? '' : String(row.closureBytes),
+    row.closureCeiling == null ? '' : String(row.closureCeiling),
+  ]);
+  io.out(table(['file', 'tier', 'bytes', 'ceiling', 'used', 'closure', 'closure ceiling'], rows));
+  const total = compiled.budgetRows.reduce((sum, row) => sum + row.bytes, 0);
+  const largest = compiled.budgetRows.filter((row) => row.closureBytes !== undefined).sort((a, b) => b.closureBytes! - a.closureBytes!)[0];
+  io.out(`\n${compiled.budgetRows.length} files, ${total} bytes${largest ? `; largest eager-load closure ${largest.closureBytes} bytes (${largest.path})` : ''}`);
+  if (values.baseline) {
+    if (!compiled.budgets) throw new UsageError('--baseline needs a budgets.json in the source tree');
+    const baseline = JSON.parse(await readFile(values.baseline, 'utf8')) as Budgets;
+    const loosened = compareWithBaseline(baseline, compiled.budgets);
+    loosened.forEach((d) => io.err(formatDiagnostic(d, values.source ?? 'source')));
+    if (loosened.length > 0) return 1;
+  }
+  return 0;
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
+}
+
+export { REPO_ROOT };

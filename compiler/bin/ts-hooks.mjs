@@ -13,6 +13,7 @@ export async function load(url, context, nextLoad) {
     loader: 'ts',
     format: 'esm',
     target: 'node20',
+    supported: { 'import-attributes': true },
     sourcefile: file,
     sourcemap: 'inline',
   });

@@ -1,0 +1,91 @@
+// The text passes every emitted document goes through, in one order:
+// strip gsd:section marker lines, rewrite the typed spans (install root,
+// command mentions, $ARGUMENTS) for the target and scope, apply the target's
+// literal replacements to the text between spans, and end every line in LF.
+import type { IrNode, RewriteSpan } from '../ir/types.ts';
+import { extractReferences } from '../load/extract-references.ts';
+import { scanLines, splitLines } from '../load/scan-lines.ts';
+import type { TargetDefinition, TargetScope } from '../targets/target-types.ts';
+
+export interface RenderContext {
+  target: TargetDefinition;
+  scope: TargetScope;
+}
+
+interface Cut {
+  start: number;
+  end: number;
+  replacement: string;
+}
+
+/** Renders node.text[from, to) for the target; markers are stripped when the node has any. */
+export function renderText(node: IrNode, context: RenderContext, from = node.body.start, to = node.text.length): string {
+  const cuts = [...markerCuts(node), ...spanCuts(node.spans, context)].filter((cut) => cut.start >= from && cut.end <= to);
+  return applyCuts(node.text, cuts, context, from, to);
+}
+
+/** Renders a free-standing string, such as a frontmatter description, with the same span passes. */
+export function renderString(text: string, context: RenderContext): string {
+  return applyCuts(text, spanCuts(extractReferences(scanLines(text)).spans, context), context, 0, text.length);
+}
+
+function spanCuts(spans: readonly RewriteSpan[], context: RenderContext): Cut[] {
+  return spans.map((span) => ({ start: span.start, end: span.end, replacement: renderSpan(span, context) }));
+}
+
+function applyCuts(text: string, cuts: Cut[], context: RenderContext, from: number, to: number): string {
+  cuts.sort((a, b) => a.start - b.start);
+  let output = '';
+  let cursor = from;
+  for (const cut of cuts) {
+    output += replaceLiterals(text.slice(cursor, cut.start), context.target) + cut.replacement;
+    cursor = cut.end;
+  }
+  output += replaceLiterals(text.slice(cursor, to), context.target);
+  return output.replace(/\r\n/g, '\n');
+}
+
+function markerCuts(node: IrNode): Cut[] {
+  if (node.markerLines.length === 0) return [];
+  const markers = new Set(node.markerLines);
+  return splitLines(node.text)
+    .map((line, index) => ({ ...line, number: index + 1 }))
+    .filter((line) => markers.has(line.number))
+    .map((line) => ({ start: line.start, end: line.start + line.content.length + line.eol.length, replacement: '' }));
+}
+
+export function renderSpan(span: RewriteSpan, { target, scope }: RenderContext): string {
+  switch (span.kind) {
+    case 'slash':
+      return (target.slash ?? '/gsd-{name}').replace('{name}', span.value);
+    case 'arguments':
+      return target.arguments ?? '$ARGUMENTS';
+    case 'root':
+      return renderRoot(span.value, target, scope);
+  }
+}
+
+/**
+ * The canonical root `~/.claude` (or `$HOME/.claude`, `./.claude`, `.claude`)
+ * becomes this bundle's root: home-relative in global bundles, project-relative
+ * in local ones. `./.claude` always means the project's own folder.
+ */
+export function renderRoot(anchor: string, target: TargetDefinition, scope: TargetScope): string {
+  const projectRoot = target.scopes.local?.root ?? scope.root;
+  if (anchor === '.') return `./${projectRoot}`;
+  if (anchor === '') return scope.root;
+  return scope.base === 'home' ? `${anchor}/${scope.root}` : scope.root;
+}
+
+function replaceLiterals(text: string, target: TargetDefinition): string {
+  let output = text;
+  for (const { find, replace } of target.replacements ?? []) {
+    const pattern = new RegExp(`(?<![\\w.-])${escapeRegExp(find)}(?![\\w-])`, 'g');
+    output = output.replace(pattern, () => replace);
+  }
+  return output;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,69 @@
+// Goldens: the committed bundles under golden/<target>/<scope>/. `check`
+// compares a fresh build with them file by file; `check --update` rewrites them.
+import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import fg from 'fast-glob';
+import { createTwoFilesPatch } from 'diff';
+import { compareText } from '../diagnostics.ts';
+import type { VirtualTree } from '../emit/emit-bundle.ts';
+
+export interface GoldenFinding {
+  kind: 'differs' | 'missing' | 'orphaned';
+  /** Path relative to the golden root, e.g. `claude/global/.claude/agents/gsd-planner.md`. */
+  path: string;
+  /** Unified diff (golden → built) for `differs`. */
+  diff?: string;
+}
+
+/** Every golden file as bytes, keyed by its path relative to `goldenRoot`. */
+export async function readGoldenFiles(goldenRoot: string): Promise<Map<string, Uint8Array>> {
+  if (!existsSync(goldenRoot)) return new Map();
+  const paths = (await fg('**/*', { cwd: goldenRoot, dot: true, onlyFiles: true })).sort(compareText);
+  const files = new Map<string, Uint8Array>();
+  for (const file of paths) files.set(file, await readFile(path.join(goldenRoot, file)));
+  return files;
+}
+
+/** Pure comparison of built bundles (keyed `<target>/<scope>`) with golden files. */
+export function compareWithGolden(bundles: ReadonlyMap<string, VirtualTree>, golden: ReadonlyMap<string, Uint8Array>): GoldenFinding[] {
+  const findings: GoldenFinding[] = [];
+  const built = new Map<string, string | Uint8Array>();
+  for (const [key, tree] of bundles) {
+    for (const [file, entry] of tree) built.set(`${key}/${file}`, entry.contents);
+  }
+  for (const [file, contents] of built) {
+    const expected = golden.get(file);
+    if (expected === undefined) {
+      findings.push({ kind: 'missing', path: file });
+      continue;
+    }
+    const actual = typeof contents === 'string' ? Buffer.from(contents, 'utf8') : Buffer.from(contents);
+    if (!actual.equals(Buffer.from(expected))) {
+      findings.push({
+        kind: 'differs',
+        path: file,
+        diff: createTwoFilesPatch(`golden/${file}`, `built/${file}`, decode(expected), decode(actual), '', '', { context: 3 }),
+      });
+    }
+  }
+  for (const file of golden.keys()) {
+    if (!built.has(file)) findings.push({ kind: 'orphaned', path: file });
+  }
+  return findings.sort((a, b) => compareText(a.path, b.path));
+}
+
+function decode(bytes: Uint8Array): string {
+  return new TextDecoder().decode(bytes);
+}
+
+export function formatGoldenFinding(finding: GoldenFinding): string {
+  switch (finding.kind) {
+    case 'missing':
+      return `golden/${finding.path}: missing golden file (the build makes it; run gsd-build check --update and review the diff)`;
+    case 'orphaned':
+      return `golden/${finding.path}: orphaned golden file (the build no longer makes it)`;
+    case 'differs':
+      return finding.diff!.trimEnd();
+  }
+}

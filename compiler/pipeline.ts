@@ -1,0 +1,118 @@
+// The whole compiler as named stages:
+//   load → check → (compose, emit per target and scope) → write / compare.
+// Only load and write touch the file system.
+import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { sortDiagnostics, type Diagnostic } from './diagnostics.ts';
+import type { CorpusIr } from './ir/types.ts';
+import { buildIr } from './load/build-ir.ts';
+import { readSourceTree } from './load/read-source-tree.ts';
+import { checkFrontmatter } from './check/check-frontmatter.ts';
+import { checkReferences } from './check/check-references.ts';
+import { checkStepFiles } from './check/check-step-files.ts';
+import { checkBudgets, loadBudgets, measureBudgets, type BudgetRow, type LoadedBudgets } from './check/check-budgets.ts';
+import { checkEmittedPaths } from './check/check-emitted.ts';
+import { emitBundle, type VirtualTree } from './emit/emit-bundle.ts';
+import { loadTargets } from './targets/load-targets.ts';
+import { SCOPE_IDS, type ScopeId, type Target } from './targets/target-types.ts';
+import vocabularyData from './data/when-vocabulary.json' with { type: 'json' };
+
+export const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+export const WHEN_VOCABULARY: ReadonlySet<string> = new Set(vocabularyData.atoms.map((entry) => entry.atom));
+
+export interface CompileOptions {
+  sourceDir: string;
+  targetsDir?: string;
+}
+
+export interface GeneratedFile {
+  path: string;
+  contents: string;
+  executable?: boolean;
+}
+
+export interface Compiled {
+  ir: CorpusIr;
+  targets: Target[];
+  budgets: LoadedBudgets | null;
+  budgetRows: BudgetRow[];
+  generated: GeneratedFile[];
+  version: string;
+  /** Every finding of load and check, sorted, paths relative to the source dir. Non-empty means nothing may be written. */
+  diagnostics: Diagnostic[];
+  /** Findings in target definitions, paths relative to the targets dir. */
+  targetDiagnostics: Diagnostic[];
+}
+
+/** load + check: everything that does not depend on a target. */
+export async function compile(options: CompileOptions): Promise<Compiled> {
+  const files = await readSourceTree(options.sourceDir);
+  const { ir, diagnostics } = buildIr(files, WHEN_VOCABULARY);
+  const { targets, diagnostics: targetDiagnostics } = await loadTargets(options.targetsDir);
+  let budgets: LoadedBudgets | null = null;
+  const budgetsFile = files.find((file) => file.path === 'budgets.json');
+  if (budgetsFile) {
+    const loaded = loadBudgets('budgets.json', new TextDecoder().decode(budgetsFile.bytes));
+    budgets = loaded.loaded;
+    diagnostics.push(...loaded.diagnostics);
+  }
+  const budgetRows = measureBudgets(ir.nodes, budgets?.budgets ?? null);
+  diagnostics.push(
+    ...checkFrontmatter(ir.nodes),
+    ...checkReferences(ir.nodes),
+    ...checkStepFiles(ir.nodes),
+    ...checkBudgets(budgetRows, budgets),
+  );
+  return {
+    ir,
+    targets,
+    budgets,
+    budgetRows,
+    generated: await buildGenerated(options.sourceDir),
+    version: await packageVersion(),
+    diagnostics: sortDiagnostics(diagnostics),
+    targetDiagnostics: sortDiagnostics(targetDiagnostics),
+  };
+}
+
+export interface BundleSelection {
+  target: string;
+  scope: ScopeId;
+}
+
+/** Every target × scope the definitions declare. */
+export function allBundles(targets: readonly Target[]): BundleSelection[] {
+  return targets.flatMap((target) => SCOPE_IDS.filter((scope) => target.definition.scopes[scope]).map((scope) => ({ target: target.definition.id, scope })));
+}
+
+export function bundleKey(selection: BundleSelection): string {
+  return `${selection.target}/${selection.scope}`;
+}
+
+/** compose + emit for each selection; diagnostics when an emitted tree breaks a rule. */
+export function emitBundles(compiled: Compiled, selections: readonly BundleSelection[]): { bundles: Map<string, VirtualTree>; diagnostics: Diagnostic[] } {
+  const bundles = new Map<string, VirtualTree>();
+  const diagnostics: Diagnostic[] = [];
+  for (const selection of selections) {
+    const target = compiled.targets.find((candidate) => candidate.definition.id === selection.target)!;
+    const tree = emitBundle({ ir: compiled.ir, target, scope: selection.scope, version: compiled.version, generated: compiled.generated });
+    diagnostics.push(...checkEmittedPaths(bundleKey(selection), tree, target.definition.scopes[selection.scope]!.root));
+    bundles.set(bundleKey(selection), tree);
+  }
+  return { bundles, diagnostics: sortDiagnostics(diagnostics) };
+}
+
+/** Files built from the corpus's TypeScript (runtime CLI, hooks), when it has any. */
+async function buildGenerated(sourceDir: string): Promise<GeneratedFile[]> {
+  const builder = path.join(sourceDir, 'runtime', 'build.ts');
+  if (!existsSync(builder)) return [];
+  const module = (await import(pathToFileURL(path.resolve(builder)).href)) as { bundleRuntime?: () => Promise<GeneratedFile[]> | GeneratedFile[] };
+  return module.bundleRuntime ? [...(await module.bundleRuntime())] : [];
+}
+
+async function packageVersion(): Promise<string> {
+  const pkg = JSON.parse(await readFile(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+  return pkg.version;
+}
