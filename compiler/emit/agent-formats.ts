@@ -20,8 +20,8 @@ function markdownFrontmatter(agent: IrNode, surface: AgentSurface, context: Rend
   if (surface.frontmatter && agent.frontmatter?.data) {
     return `---\n${renderFrontmatter(surface.frontmatter, agent.frontmatter.data, agent.name, (text) => renderString(text, context))}---\n`;
   }
-  // Kept as written, comments included; only line endings are normalised.
-  return agent.text.slice(0, agent.body.start).replace(/\r\n/g, '\n');
+  // Kept as written, comments included; only the install root and line endings change.
+  return renderText(agent, context, 0, agent.body.start);
 }
 
 /**

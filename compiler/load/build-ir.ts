@@ -113,7 +113,9 @@ function buildNode(
   const scanned = SECTIONED_KINDS.has(kind) ? lines : lines.map((line) => (line.kind === 'marker' ? { ...line, kind: 'comment' as const } : line));
   const references = extractReferences(scanned);
   base.edges = [...requiresEdges(parsed.frontmatter, base.frontmatter?.data), ...references.edges].map((edge) => ({ ...edge, resolved: null }));
-  base.spans = references.spans;
+  // Frontmatter kept as written (agents) may name the install root too, e.g. in a commented hook.
+  const frontmatterSpans = parsed.frontmatter ? extractReferences(scanLines(text.slice(0, parsed.bodyStart))).spans.filter((span) => span.kind === 'root') : [];
+  base.spans = [...frontmatterSpans, ...references.spans];
   return base;
 }
 

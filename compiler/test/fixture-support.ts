@@ -24,3 +24,55 @@ export async function diagnoseTree(dir: string): Promise<string[]> {
   }
   return lines;
 }
+
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import os from 'node:os';
+import { REPO_ROOT } from '../pipeline.ts';
+
+const BIN = path.join(REPO_ROOT, 'compiler/bin/gsd-build.mjs');
+
+export interface CliResult {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real CLI as a user would, from the repository root unless told otherwise. */
+export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string>; umask?: string } = {}): CliResult {
+  const command = options.umask
+    ? spawnSync('sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, BIN, ...args], { cwd: options.cwd ?? REPO_ROOT, env: { ...process.env, ...options.env }, encoding: 'utf8' })
+    : spawnSync(process.execPath, [BIN, ...args], { cwd: options.cwd ?? REPO_ROOT, env: { ...process.env, ...options.env }, encoding: 'utf8' });
+  return { status: command.status ?? -1, stdout: command.stdout, stderr: command.stderr };
+}
+
+export function temporaryDir(label: string): string {
+  return mkdtempSync(path.join(os.tmpdir(), `gsd-build-${label}-`));
+}
+
+/** A copy of the project's source/ tree to mutate. */
+export function copySource(): string {
+  const dir = temporaryDir('source');
+  cpSync(path.join(REPO_ROOT, 'source'), dir, { recursive: true });
+  return dir;
+}
+
+/** Every file under dir: relative path → { bytes, mode }. */
+export function snapshotTree(dir: string): Map<string, { bytes: string; mode: number }> {
+  const files = new Map<string, { bytes: string; mode: number }>();
+  const walk = (current: string) => {
+    for (const entry of readdirSync(current, { withFileTypes: true })) {
+      const full = path.join(current, entry.name);
+      const mode = statSync(full).mode & 0o777;
+      const relative = path.relative(dir, full);
+      if (entry.isDirectory()) {
+        files.set(`${relative}/`, { bytes: '', mode });
+        walk(full);
+      } else {
+        files.set(relative, { bytes: readFileSync(full).toString('base64'), mode });
+      }
+    }
+  };
+  walk(dir);
+  return files;
+}

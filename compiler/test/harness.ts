@@ -26,5 +26,5 @@ export function suite(name: string) {
         throw error;
       }
     });
-  return Object.assign(counted, { run: () => inner.run() });
+  return Object.assign(counted, { run: () => inner.run(), before: inner.before, after: inner.after });
 }

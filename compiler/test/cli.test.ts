@@ -1,0 +1,127 @@
+// The CLI as users run it: verbs, help, exit codes, fail-closed writes,
+// determinism across machines' settings, and the golden check.
+import { existsSync, readFileSync, rmSync, writeFileSync, unlinkSync } from 'node:fs';
+import path from 'node:path';
+import { cpSync } from 'node:fs';
+import { REPO_ROOT } from '../pipeline.ts';
+import { suite, assert } from './harness.ts';
+import { copySource, FIXTURES, runCli, snapshotTree, temporaryDir } from './fixture-support.ts';
+
+const cli = suite('cli');
+
+for (const verb of ['', 'check ', 'ir ', 'budgets ']) {
+  cli(`should print help and exit 0 for "gsd-build ${verb}--help"`, () => {
+    const result = runCli([...verb.split(' ').filter(Boolean), '--help']);
+    assert.is(result.status, 0);
+    assert.match(result.stdout, /^Usage: gsd-build/);
+  });
+}
+
+cli('should exit 2 with a usage message for bad usage', () => {
+  for (const args of [[], ['--target'], ['--bogus'], ['--target', 'nowhere'], ['--all', '--target', 'claude'], ['--target', 'claude', '--scope', 'galaxy']]) {
+    const result = runCli(args);
+    assert.is(result.status, 2, `gsd-build ${args.join(' ')}`);
+  }
+  assert.match(runCli(['--target', 'nowhere']).stderr, /expected a target id \(claude, codex\), found "nowhere"/);
+});
+
+cli('should build one target and scope into <out>/<id>/<scope>', () => {
+  const out = temporaryDir('one');
+  const result = runCli(['--target', 'codex', '--scope', 'local', '--out', out]);
+  assert.is(result.status, 0, result.stderr);
+  assert.ok(existsSync(path.join(out, 'codex/local/.codex/gsd-core/workflows/plan-phase.md')));
+  assert.not.ok(existsSync(path.join(out, 'codex/global')));
+  assert.not.ok(existsSync(path.join(out, 'claude')));
+});
+
+cli('should write nothing and exit 1 when a check fails, leaving earlier output intact', () => {
+  const out = temporaryDir('failed');
+  assert.is(runCli(['--all', '--out', out]).status, 0);
+  const before = snapshotTree(out);
+  const broken = copySource();
+  const workflow = path.join(broken, 'gsd-core/workflows/plan-phase.md');
+  writeFileSync(workflow, readFileSync(workflow, 'utf8').replace('when="flag:--prd"', 'when="flag:--nope"'));
+  const result = runCli(['--all', '--source', broken, '--out', out]);
+  assert.is(result.status, 1);
+  assert.match(result.stderr, /gsd-core\/workflows\/plan-phase\.md:\d+:\d+: error marker-unknown-when expected one atom of the when vocabulary .*found "flag:--nope"/);
+  assert.match(result.stderr, /nothing was written/);
+  assert.equal(snapshotTree(out), before);
+});
+
+cli('should build byte-identical trees, modes included, whatever TZ, locale or umask', () => {
+  const first = temporaryDir('det1');
+  const second = temporaryDir('det2');
+  assert.is(runCli(['--all', '--out', first], { env: { TZ: 'UTC', LANG: 'C', LC_ALL: 'C' }, umask: '022' }).status, 0);
+  assert.is(runCli(['--all', '--out', second], { env: { TZ: 'Pacific/Chatham', LANG: 'tr_TR.UTF-8', LC_ALL: 'tr_TR.UTF-8' }, umask: '077' }).status, 0);
+  const a = snapshotTree(first);
+  assert.ok(a.size > 100);
+  assert.equal([...snapshotTree(second)], [...a]);
+});
+
+cli('should pass the golden check on the committed goldens', () => {
+  const result = runCli(['check']);
+  assert.is(result.status, 0, result.stderr);
+  assert.match(result.stdout, /golden check passed: 4 bundle\(s\)/);
+});
+
+cli('should fail the golden check with a unified diff when one source byte changes', () => {
+  const changed = copySource();
+  const reference = path.join(changed, 'gsd-core/references/questioning.md');
+  const text = readFileSync(reference, 'utf8');
+  const index = text.indexOf('e');
+  writeFileSync(reference, `${text.slice(0, index)}E${text.slice(index + 1)}`);
+  const result = runCli(['check', '--source', changed]);
+  assert.is(result.status, 1);
+  // Every bundle carries the reference, so each shows the same one-line change.
+  for (const bundle of ['claude/global/.claude', 'claude/local/.claude', 'codex/global/.codex', 'codex/local/.codex']) {
+    assert.ok(result.stderr.includes(`--- golden/${bundle}/gsd-core/references/questioning.md`), bundle);
+  }
+  const changedLine = text.split('\n').find((line) => line.includes(text.slice(index - 3, index + 3)))!;
+  assert.ok(result.stderr.includes(`-${changedLine}`));
+  assert.match(result.stderr, /4 golden file\(s\) out of date/);
+});
+
+cli('should fail the golden check on a missing or an orphaned golden file', () => {
+  const golden = temporaryDir('golden');
+  cpSync(path.join(REPO_ROOT, 'golden'), golden, { recursive: true });
+  unlinkSync(path.join(golden, 'claude/global/.claude/agents/gsd-planner.md'));
+  writeFileSync(path.join(golden, 'codex/local/.codex/stray.md'), 'left behind\n');
+  const result = runCli(['check', '--golden', golden]);
+  assert.is(result.status, 1);
+  assert.match(result.stderr, /golden\/claude\/global\/\.claude\/agents\/gsd-planner\.md: missing golden file/);
+  assert.match(result.stderr, /golden\/codex\/local\/\.codex\/stray\.md: orphaned golden file/);
+  assert.is(runCli(['check', '--update', '--golden', golden]).status, 0);
+  assert.is(runCli(['check', '--golden', golden]).status, 0);
+  assert.not.ok(existsSync(path.join(golden, 'codex/local/.codex/stray.md')));
+  rmSync(golden, { recursive: true, force: true });
+});
+
+cli('should print the IR as a table and as JSON', () => {
+  const table = runCli(['ir']);
+  assert.is(table.status, 0);
+  assert.match(table.stdout, /\n\d+ nodes: .*\d+ command/);
+  const json = JSON.parse(runCli(['ir', '--json']).stdout) as { version: number; nodes: unknown[] };
+  assert.is(json.version, 1);
+});
+
+cli('should print budgets and fail on a loosened baseline', () => {
+  const result = runCli(['budgets']);
+  assert.is(result.status, 0);
+  assert.match(result.stdout, /gsd-core\/workflows\/plan-phase\.md\s+DEFAULT\s+\d+\s+38000/);
+  assert.match(result.stdout, /largest eager-load closure \d+ bytes/);
+  const baselineDir = temporaryDir('baseline');
+  const baseline = JSON.parse(readFileSync(path.join(REPO_ROOT, 'source/budgets.json'), 'utf8'));
+  baseline.tiers.workflow.DEFAULT = 30000;
+  writeFileSync(path.join(baselineDir, 'budgets.json'), JSON.stringify(baseline));
+  const loosened = runCli(['budgets', '--baseline', path.join(baselineDir, 'budgets.json')]);
+  assert.is(loosened.status, 1);
+  assert.match(loosened.stderr, /source\/budgets\.json:\d+:\d+: error budget-loosened expected the workflow DEFAULT cap at or below the baseline 30000, found 38000/);
+});
+
+cli('should report diagnostics of a fixture tree through the CLI with the source prefix', () => {
+  const result = runCli(['--all', '--source', path.join(FIXTURES, 'diagnostics/marker-unclosed/source'), '--out', temporaryDir('never')]);
+  assert.is(result.status, 1);
+  assert.match(result.stderr, /marker-unclosed\/source\/gsd-core\/workflows\/flow\.md:2:1: error marker-unclosed /);
+});
+
+cli.run();

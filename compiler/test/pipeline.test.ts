@@ -1,0 +1,168 @@
+// Properties of load and emit on the project's own corpus: lossless IR,
+// markers stripped only where they are, CRLF/BOM-insensitive bundles, and
+// each target's rewrites complete.
+import { readFileSync, readdirSync, writeFileSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { Ajv } from 'ajv';
+import { allBundles, compile, emitBundles, REPO_ROOT, type Compiled } from '../pipeline.ts';
+import { renderText } from '../emit/render-text.ts';
+import { buildIr } from '../load/build-ir.ts';
+import { WHEN_VOCABULARY } from '../pipeline.ts';
+import type { VirtualTree } from '../emit/emit-bundle.ts';
+import { suite, assert } from './harness.ts';
+import { copySource } from './fixture-support.ts';
+
+const pipeline = suite('pipeline');
+let compiled: Compiled;
+let bundles: Map<string, VirtualTree>;
+
+pipeline.before(async () => {
+  compiled = await compile({ sourceDir: path.join(REPO_ROOT, 'source') });
+  bundles = emitBundles(compiled, allBundles(compiled.targets)).bundles;
+});
+
+const text = (tree: VirtualTree, file: string) => {
+  const entry = tree.get(file);
+  assert.ok(entry, `missing ${file}`);
+  return String(entry!.contents);
+};
+
+pipeline('should compile the corpus with no diagnostics', () => {
+  assert.equal(compiled.diagnostics, []);
+  assert.equal(compiled.targetDiagnostics, []);
+  for (const kind of ['command', 'workflow', 'step', 'agent', 'reference', 'template']) {
+    assert.ok(compiled.ir.nodes.some((node) => node.kind === kind), kind);
+  }
+});
+
+pipeline('should produce an IR valid against schemas/ir.schema.json', () => {
+  const ajv = new Ajv({ strict: true, strictRequired: false, allowUnionTypes: true });
+  const validate = ajv.compile(JSON.parse(readFileSync(path.join(REPO_ROOT, 'schemas/ir.schema.json'), 'utf8')));
+  const valid = validate(JSON.parse(JSON.stringify(compiled.ir)));
+  assert.ok(valid, JSON.stringify(validate.errors?.slice(0, 3)));
+});
+
+pipeline('should keep every source byte in the IR', () => {
+  for (const node of compiled.ir.nodes) {
+    const source = readFileSync(path.join(REPO_ROOT, 'source', node.path), 'utf8');
+    assert.ok((node.bom ? '\uFEFF' : '') + node.text === source, node.path);
+  }
+});
+
+pipeline('should keep CRLF, a BOM and a missing final newline in the IR exactly', () => {
+  const original = '\uFEFF# Title\r\n\r\nLine with /gsd-nothing-here\r\nno newline at end';
+  const { ir } = buildIr([{ path: 'gsd-core/references/odd.md', bytes: Buffer.from(original, 'utf8') }], WHEN_VOCABULARY);
+  const node = ir.nodes[0]!;
+  assert.is(node.bom, true);
+  assert.is('\uFEFF' + node.text, original);
+  assert.is(node.bytes, Buffer.byteLength(original.slice(1).replace(/\r\n/g, '\n')));
+});
+
+pipeline('should emit a document without markers byte-identical before runtime rewrites', () => {
+  const target = compiled.targets.find((t) => t.definition.id === 'claude')!;
+  const context = { target: target.definition, scope: target.definition.scopes.global! };
+  const unmarked = compiled.ir.nodes.filter((node) => node.markerLines.length === 0 && node.path.startsWith('gsd-core/'));
+  assert.ok(unmarked.length > 10);
+  for (const node of unmarked) assert.is(renderText(node, context, 0), node.text, node.path);
+});
+
+pipeline('should strip every marker line and nothing else from marked workflows', () => {
+  const tree = bundles.get('claude/global')!;
+  for (const node of compiled.ir.nodes.filter((n) => n.markerLines.length > 0)) {
+    const emitted = text(tree, `.claude/${node.path}`);
+    const expected = node.text
+      .split('\n')
+      .filter((_, index) => !node.markerLines.includes(index + 1))
+      .join('\n');
+    assert.is(emitted, expected, node.path);
+    assert.not.match(emitted, /gsd:section/);
+  }
+});
+
+pipeline('should ship the section manifest with every marked workflow', () => {
+  const manifest = JSON.parse(text(bundles.get('codex/local')!, '.codex/gsd-core/workflows/section-manifest.json'));
+  const marked = compiled.ir.nodes.filter((node) => node.kind === 'workflow' && node.sections.some((s) => s.explicit));
+  assert.equal(Object.keys(manifest.workflows).sort(), marked.map((node) => node.name).sort());
+  for (const entries of Object.values(manifest.workflows) as { id: string; when: string; read: string }[][]) {
+    for (const entry of entries) {
+      assert.ok(WHEN_VOCABULARY.has(entry.when));
+      assert.ok(bundles.get('codex/local')!.has(`.codex/${entry.read}`), entry.read);
+    }
+  }
+});
+
+pipeline('should give the same bundles for CRLF and BOM sources', async () => {
+  const copy = copySource();
+  for (const node of compiled.ir.nodes.filter((n) => n.path.endsWith('.md'))) {
+    const file = path.join(copy, node.path);
+    writeFileSync(file, '\uFEFF' + readFileSync(file, 'utf8').replace(/\n/g, '\r\n'));
+  }
+  const crlf = await compile({ sourceDir: copy });
+  assert.equal(crlf.diagnostics, []);
+  const crlfBundles = emitBundles(crlf, allBundles(crlf.targets)).bundles;
+  for (const [key, tree] of bundles) assert.equal([...crlfBundles.get(key)!], [...tree], key);
+});
+
+pipeline('should render commands in each runtime syntax and leave no Claude root in Codex bundles', () => {
+  for (const key of ['codex/global', 'codex/local']) {
+    for (const [file, entry] of bundles.get(key)!) {
+      const contents = String(entry.contents);
+      assert.not.match(contents, /(?<![\w.\/])\/gsd-(?!core\/)[a-z]/, `${key}/${file} keeps a /gsd- mention`);
+      assert.not.match(contents, /\$ARGUMENTS/, `${key}/${file}`);
+      assert.not.match(contents, /\.claude\b/, `${key}/${file}`);
+    }
+  }
+  const skill = text(bundles.get('codex/global')!, '.agents/skills/gsd-plan-phase/SKILL.md');
+  assert.match(skill, /^---\nname: "gsd-plan-phase"\ndescription: ".+"\nmetadata:\n  short-description: ".+"\n---\n<codex_skill_adapter>/);
+  assert.match(skill, /\$gsd-execute-phase/);
+  assert.match(skill, /@~\/\.codex\/gsd-core\/workflows\/plan-phase\.md/);
+  const claude = text(bundles.get('claude/global')!, '.claude/skills/gsd-plan-phase/SKILL.md');
+  assert.match(claude, /^---\nname: gsd-plan-phase\ndescription: ".+"\nargument-hint: ".+"\neffort: high\nallowed-tools:\n  - Read\n/);
+  assert.match(claude, /@~\/\.claude\/gsd-core\/workflows\/plan-phase\.md/);
+});
+
+pipeline('should address global bundles home-relative and local bundles project-relative', () => {
+  const local = text(bundles.get('claude/local')!, '.claude/commands/gsd-plan-phase.md');
+  assert.match(local, /^@\.claude\/gsd-core\/workflows\/plan-phase\.md$/m);
+  for (const key of ['claude/local', 'codex/local']) {
+    for (const [file, entry] of bundles.get(key)!) {
+      assert.not.match(String(entry.contents), /(?:~|\$HOME)\/\.(?:claude|codex)/, `${key}/${file}`);
+    }
+  }
+  assert.match(text(bundles.get('codex/global')!, '.codex/gsd-core/workflows/plan-phase.md'), /"\$HOME\/\.codex\/gsd-core\/bin\/gsd-tools\.cjs"/);
+});
+
+pipeline('should never write an absolute path of the build machine', () => {
+  const forbidden = [REPO_ROOT, os.homedir(), os.tmpdir()].filter((p) => p.length > 1);
+  for (const [key, tree] of bundles) {
+    for (const [file, entry] of tree) {
+      const contents = String(entry.contents);
+      for (const absolute of forbidden) assert.not.ok(contents.includes(absolute), `${key}/${file} contains ${absolute}`);
+    }
+  }
+});
+
+pipeline('should write Codex agents as TOML that parses back to the agent', () => {
+  const tree = bundles.get('codex/global')!;
+  const agents = compiled.ir.nodes.filter((node) => node.kind === 'agent');
+  for (const agent of agents) {
+    const toml = parseToml(text(tree, `.codex/agents/${agent.name}.toml`)) as Record<string, string>;
+    assert.is(toml['name'], agent.name);
+    assert.ok(toml['developer_instructions']!.length > 200);
+    const tools = String(agent.frontmatter!.data!['tools']);
+    assert.is(toml['sandbox_mode'], /\b(Write|Edit)\b/.test(tools) ? 'workspace-write' : 'read-only', agent.name);
+    assert.not.ok('model' in toml, 'no machine-dependent model line');
+  }
+  assert.equal(JSON.parse(JSON.stringify(parseToml(text(tree, '.codex/config.toml')))), { agents: { max_depth: 1 } });
+});
+
+pipeline('should put every file of a bundle under its root or the runtime skills folder', () => {
+  for (const [key, tree] of bundles) {
+    const root = key.startsWith('claude') ? '.claude/' : '.codex/';
+    for (const file of tree.keys()) assert.ok(file.startsWith(root) || file.startsWith('.agents/skills/'), `${key}/${file}`);
+  }
+});
+
+pipeline.run();
