@@ -140,6 +140,10 @@ async function runBuild(args: string[], io: Io): Promise<number> {
   await writeTrees(outRoot, bundles);
   const files = [...bundles.values()].reduce((sum, tree) => sum + tree.size, 0);
   io.out(`built ${bundles.size} bundle(s), ${files} files, into ${outRoot}/ in ${Math.round(performance.now() - started)} ms: ${[...bundles.keys()].join(', ')}`);
+  for (const target of compiled.targets) {
+    if (!selections.some((selection) => selection.target === target.definition.id)) continue;
+    for (const [scope, reason] of Object.entries(target.definition.unsupportedScopes ?? {})) io.out(`note: ${target.definition.id} has no ${scope} scope: ${reason}`);
+  }
   return 0;
 }
 
@@ -151,7 +155,10 @@ function selectBundles(compiled: Compiled, targets: string[] | undefined, scope:
   for (const target of targets ?? []) {
     if (!known.includes(target)) throw new UsageError(`expected a target id (${known.join(', ')}), found "${target}"`);
     const matching = available.filter((b) => b.target === target && (scope === undefined || b.scope === scope));
-    if (matching.length === 0) throw new UsageError(`target "${target}" has no ${scope} scope`);
+    if (matching.length === 0) {
+      const reason = compiled.targets.find((t) => t.definition.id === target)?.definition.unsupportedScopes?.[scope!];
+      throw new UsageError(`target "${target}" has no ${scope} scope${reason ? `: ${reason}` : ''}`);
+    }
     selections.push(...matching);
   }
   return selections;

@@ -19,6 +19,11 @@ export const DIAGNOSTIC_CODES = {
   'marker-duplicate-id': 'a gsd:section id repeats within a file',
   'marker-unmatched-close': 'a /gsd:section close marker has no open section',
   'marker-unclosed': 'a gsd:section is still open at the end of the file',
+  'only-malformed': 'a gsd:only marker is not <!-- gsd:only runtimes="id,..." --> or <!-- /gsd:only -->',
+  'only-unknown-runtime': 'a gsd:only block names a runtime that has no target',
+  'only-nested': 'a gsd:only block opens inside another',
+  'only-unmatched-close': 'a /gsd:only close marker has no open block',
+  'only-unclosed': 'a gsd:only block is still open at the end of the file',
   'ref-include-unresolved': 'an @-include names no corpus file',
   'ref-read-unresolved': 'a path into the installed tree names no corpus or generated file',
   'ref-command-unknown': 'a /gsd-<name> mention or Skill call names no command',
@@ -32,7 +37,8 @@ export const DIAGNOSTIC_CODES = {
   'budget-slack': 'a ceiling sits further above the file than its grace allows',
   'budgets-schema': 'budgets.json does not match schemas/budgets.schema.json',
   'target-schema': 'a target definition does not match schemas/target.schema.json',
-  'emit-foreign-path': "emitted text still names another runtime's root",
+  'emit-foreign-path': "emitted text names another runtime's root",
+  'limit-exceeded': "an emitted file or frontmatter value is over a limit the runtime documents",
 } as const;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

@@ -13,8 +13,9 @@ import { checkFrontmatter } from './check/check-frontmatter.ts';
 import { checkReferences } from './check/check-references.ts';
 import { checkStepFiles } from './check/check-step-files.ts';
 import { checkBudgets, loadBudgets, measureBudgets, type BudgetRow, type LoadedBudgets } from './check/check-budgets.ts';
-import { checkEmittedPaths } from './check/check-emitted.ts';
-import { emitBundle, type VirtualTree } from './emit/emit-bundle.ts';
+import { checkEmittedPaths, checkLimits, foreignRoots } from './check/check-emitted.ts';
+import { checkOnlyBlocks } from './check/check-only-blocks.ts';
+import { emitBundle, type GeneratedFile, type VirtualTree } from './emit/emit-bundle.ts';
 import { loadTargets } from './targets/load-targets.ts';
 import { SCOPE_IDS, type ScopeId, type Target } from './targets/target-types.ts';
 import vocabularyData from './data/when-vocabulary.json' with { type: 'json' };
@@ -25,12 +26,6 @@ export const WHEN_VOCABULARY: ReadonlySet<string> = new Set(vocabularyData.atoms
 export interface CompileOptions {
   sourceDir: string;
   targetsDir?: string;
-}
-
-export interface GeneratedFile {
-  path: string;
-  contents: string;
-  executable?: boolean;
 }
 
 export interface Compiled {
@@ -64,6 +59,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     ...checkReferences(ir.nodes),
     ...checkStepFiles(ir.nodes),
     ...checkBudgets(budgetRows, budgets),
+    ...checkOnlyBlocks(ir.nodes, targets.map((target) => target.definition.id)),
   );
   return {
     ir,
@@ -95,11 +91,16 @@ export function bundleKey(selection: BundleSelection): string {
 export function emitBundles(compiled: Compiled, selections: readonly BundleSelection[]): { bundles: Map<string, VirtualTree>; diagnostics: Diagnostic[] } {
   const bundles = new Map<string, VirtualTree>();
   const diagnostics: Diagnostic[] = [];
+  const nodesByPath = new Map(compiled.ir.nodes.map((node) => [node.path, node]));
   for (const selection of selections) {
     const target = compiled.targets.find((candidate) => candidate.definition.id === selection.target)!;
     const tree = emitBundle({ ir: compiled.ir, target, scope: selection.scope, version: compiled.version, generated: compiled.generated });
-    diagnostics.push(...checkEmittedPaths(bundleKey(selection), tree, target.definition.scopes[selection.scope]!.root));
-    bundles.set(bundleKey(selection), tree);
+    const key = bundleKey(selection);
+    diagnostics.push(
+      ...checkEmittedPaths(key, tree, foreignRoots(target, compiled.targets), nodesByPath),
+      ...checkLimits(key, tree, target.definition.scopes[selection.scope]!.limits ?? []),
+    );
+    bundles.set(key, tree);
   }
   return { bundles, diagnostics: sortDiagnostics(diagnostics) };
 }

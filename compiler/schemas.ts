@@ -66,7 +66,7 @@ export function describeSchemaErrors(errors: readonly ErrorObject[] | null | und
         expected = `a value matching ${(error.params as { pattern: string }).pattern}`;
         break;
       case 'type':
-        expected = `a ${(error.params as { type: string }).type}`;
+        expected = article((error.params as { type: string }).type);
         break;
       case 'anyOf':
         expected = 'a value of one of the allowed forms';
@@ -101,4 +101,8 @@ function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   const text = JSON.stringify(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function article(word: string): string {
+  return /^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`;
 }

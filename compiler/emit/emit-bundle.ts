@@ -1,80 +1,161 @@
 // emit: (IR, target, scope) → the bundle as a virtual tree of files. Pure.
+import path from 'node:path';
+import Handlebars from 'handlebars';
 import { stringify as stringifyToml } from 'smol-toml';
 import { compareText } from '../diagnostics.ts';
 import type { CorpusIr, IrNode } from '../ir/types.ts';
 import { buildSectionManifest } from '../compose/section-manifest.ts';
-import type { ScopeId, Target, TargetScope } from '../targets/target-types.ts';
-import { renderAgent } from './agent-formats.ts';
-import { renderFrontmatter } from './render-frontmatter.ts';
-import { renderString, renderText, type RenderContext } from './render-text.ts';
+import type { CommandSurface, ConfigFile, ScopeId, Target, TargetScope } from '../targets/target-types.ts';
+import { renderAgents } from './agent-formats.ts';
+import { renderFrontmatter, truncate } from './render-frontmatter.ts';
+import { renderRoot, renderString, renderText, type RenderContext } from './render-text.ts';
+import { nestRouterTable, routedCommands } from './nest-routers.ts';
 
 export interface TreeFile {
   contents: string | Uint8Array;
   executable?: boolean;
+  /** Corpus path of the node the file was rendered from, for diagnostics. */
+  source?: string;
 }
 
-/** Bundle-relative POSIX path → file, always iterated in sorted order by writers. */
+/** Bundle-relative POSIX path → file, in sorted order. */
 export type VirtualTree = Map<string, TreeFile>;
+
+export interface GeneratedFile {
+  /** Path under the bundle's root, e.g. gsd-core/bin/gsd-tools.cjs. */
+  path: string;
+  contents: string;
+  executable?: boolean;
+}
 
 export interface EmitInput {
   ir: CorpusIr;
   target: Target;
   scope: ScopeId;
   version: string;
-  /** Files built from source/runtime and source/hooks, bundle-root-relative to {root}. */
-  generated?: { path: string; contents: string; executable?: boolean }[];
+  /** Files built from source/runtime and source/hooks. */
+  generated?: GeneratedFile[];
 }
 
-/** Node kinds shipped as-is (rendered) under {root}/gsd-core/. */
+/** Node kinds shipped (rendered) under {root}/gsd-core/. */
 const PAYLOAD_KINDS = new Set(['workflow', 'step', 'mode', 'reference', 'template', 'fragment']);
 
 export function emitBundle({ ir, target, scope: scopeId, version, generated = [] }: EmitInput): VirtualTree {
   const scope = target.definition.scopes[scopeId];
   if (!scope) throw new Error(`target ${target.definition.id} has no ${scopeId} scope`);
-  const context: RenderContext = { target: target.definition, scope };
+  const context: RenderContext = { target: target.definition, scope, version };
   const tree: VirtualTree = new Map();
-  const put = (path: string, contents: string | Uint8Array, executable = false) => {
-    if (tree.has(path)) throw new Error(`internal: two files emitted at ${path}`);
-    tree.set(path, executable ? { contents, executable } : { contents });
+  const put = (file: string, contents: string | Uint8Array, extra: Omit<TreeFile, 'contents'> = {}) => {
+    const normalized = path.posix.normalize(file);
+    if (tree.has(normalized)) throw new Error(`internal: two files emitted at ${normalized}`);
+    tree.set(normalized, { contents, ...extra });
   };
-  const at = (pattern: string, name = '') => expandPath(pattern, scope, name);
+  const at = (pattern: string, names: Record<string, string> = {}) => expandPath(pattern, scope, names);
 
-  for (const node of ir.nodes) {
-    if (node.kind === 'command') put(at(scope.commands.path, node.name), renderCommand(node, target, context));
-    if (node.kind === 'agent') {
-      for (const surface of scope.agents) put(at(surface.path, node.name), renderAgent(node, surface, context));
+  const commands = ir.nodes.filter((node) => node.kind === 'command');
+  for (const surface of scope.commands) {
+    for (const placed of placeCommands(commands, surface, at)) {
+      let text = renderCommand(placed.command, surface, target, context, placed.path);
+      if (placed.routes) text = nestRouterTable(text, placed.path, placed.routes);
+      put(placed.path, text, { source: placed.command.path });
     }
+  }
+  const agents = ir.nodes.filter((node) => node.kind === 'agent');
+  for (const surface of scope.agents) {
+    for (const file of renderAgents(agents, surface, context, at)) put(file.path, file.contents, { source: file.source });
+  }
+  for (const node of ir.nodes) {
     if (PAYLOAD_KINDS.has(node.kind) && node.path.startsWith('gsd-core/')) {
-      put(at(`{root}/${node.path}`), renderPayload(node, context));
+      put(at(`{root}/${node.path}`), renderText(node, context, 0), { source: node.path });
     }
   }
   put(at('{root}/gsd-core/workflows/section-manifest.json'), `${JSON.stringify(buildSectionManifest(ir.nodes), null, 2)}\n`);
   put(at('{root}/gsd-core/VERSION'), `${version}\n`);
-  for (const file of generated) put(at(`{root}/${file.path}`), file.contents, file.executable ?? false);
-  for (const config of scope.config ?? []) put(at(config.path), renderConfig(config.format, config.entries));
-  return sortTree(tree);
-}
-
-function renderCommand(command: IrNode, target: Target, context: RenderContext): string {
-  const surface = context.scope.commands;
-  const frontmatter = renderFrontmatter(surface.frontmatter, command.frontmatter?.data ?? {}, command.name, (text) => renderString(text, context));
-  const preamble = surface.preamble ? target.files[surface.preamble] ?? '' : '';
-  return `---\n${frontmatter}---\n${preamble}${renderText(command, context)}`;
-}
-
-function renderPayload(node: IrNode, context: RenderContext): string {
-  return renderText(node, context, 0);
-}
-
-function renderConfig(format: 'json' | 'toml', entries: Record<string, unknown>): string {
-  if (format === 'json') return `${JSON.stringify(entries, null, 2)}\n`;
-  return `# Entries GSD adds to this file. The installer merges them into yours and removes exactly them on uninstall.\n${stringifyToml(entries)}\n`;
-}
-
-export function expandPath(pattern: string, scope: TargetScope, name: string): string {
-  return pattern.replaceAll('{root}', scope.root).replaceAll('{name}', name);
-}
-
-function sortTree(tree: VirtualTree): VirtualTree {
+  for (const file of generated) put(at(`{root}/${file.path}`), file.contents, file.executable ? { executable: true } : {});
+  for (const config of scope.config ?? []) put(at(config.path), renderConfig(config, target));
   return new Map([...tree.entries()].sort(([a], [b]) => compareText(a, b)));
+}
+
+interface PlacedCommand {
+  command: IrNode;
+  path: string;
+  /** For a router in a nested layout: routed stem → the file that holds it. */
+  routes?: Map<string, string>;
+}
+
+/**
+ * Where each command lands. Flat: every command at `surface.path`. Nested:
+ * routers and commands no router routes at the top, each routed command once,
+ * under the first router (by name) that routes it.
+ */
+function placeCommands(commands: IrNode[], surface: CommandSurface, at: (pattern: string, names?: Record<string, string>) => string): PlacedCommand[] {
+  if (!surface.nested) return commands.map((command) => ({ command, path: at(surface.path, { name: command.name }) }));
+  const owners = routedCommands(commands);
+  const pathOf = (command: IrNode) => {
+    const owner = owners.get(command.name);
+    return owner ? at(surface.nested!.child, { router: owner, name: command.name }) : at(surface.path, { name: command.name });
+  };
+  const byName = new Map(commands.map((command) => [command.name, command]));
+  return commands.map((command) => {
+    const placed: PlacedCommand = { command, path: pathOf(command) };
+    if (command.name.startsWith('ns-')) {
+      placed.routes = new Map(
+        command.edges
+          .filter((edge) => edge.kind === 'requires' && byName.has(edge.target))
+          .map((edge) => [edge.target, pathOf(byName.get(edge.target)!)]),
+      );
+    }
+    return placed;
+  });
+}
+
+function renderCommand(command: IrNode, surface: CommandSurface, target: Target, context: RenderContext, filePath: string): string {
+  const data = command.frontmatter?.data ?? {};
+  const frontmatter =
+    surface.frontmatter === 'none'
+      ? ''
+      : surface.frontmatter === 'keep'
+        ? renderText(command, context, 0, command.body.start)
+        : fence(
+            renderFrontmatter(surface.frontmatter, {
+              data,
+              name: command.name,
+              version: context.version,
+              toolMaps: context.target.toolMaps ?? {},
+              renderValue: (text) => renderString(text, context),
+            }),
+          );
+  if (surface.template) {
+    const template = Handlebars.compile(target.files[surface.template] ?? '', { noEscape: true, strict: true });
+    return `${frontmatter}${template({
+      name: command.name,
+      description: truncate(renderString(String(data['description'] ?? ''), context).replace(/\s+/g, ' ').trim(), 180),
+      invocation: (context.target.slash ?? '/gsd-{name}').replaceAll('{name}', command.name),
+      root: renderRoot('~', context.target, context.scope),
+      file: filePath,
+    })}`;
+  }
+  const preamble = surface.preamble ? target.files[surface.preamble] ?? '' : '';
+  return `${frontmatter}${preamble}${renderText(command, context)}`;
+}
+
+function fence(yaml: string): string {
+  return yaml ? `---\n${yaml}---\n` : '';
+}
+
+function renderConfig(config: ConfigFile, target: Target): string {
+  switch (config.format) {
+    case 'json':
+      return `${JSON.stringify(config.entries ?? {}, null, 2)}\n`;
+    case 'toml':
+      return `# Entries GSD adds to this file. The installer merges them into yours and removes exactly them on uninstall.\n${stringifyToml(config.entries ?? {})}\n`;
+    case 'markdown':
+      return target.files[config.file ?? ''] ?? '';
+  }
+}
+
+export function expandPath(pattern: string, scope: TargetScope, names: Record<string, string>): string {
+  let result = pattern.replaceAll('{root}', scope.root);
+  for (const [key, value] of Object.entries(names)) result = result.replaceAll(`{${key}}`, value);
+  return path.posix.normalize(result);
 }

@@ -1,58 +1,113 @@
 // Frontmatter dialects as data: each target lists the keys it writes and
 // where their values come from; `yaml` serialises them.
 import { Document, Scalar, YAMLMap, YAMLSeq } from 'yaml';
-import type { FrontmatterRule } from '../targets/target-types.ts';
+import type { FrontmatterRule, ToolMap } from '../targets/target-types.ts';
 
-/** YAML text (ending in a newline) for the rules applied to `data`. */
-export function renderFrontmatter(
-  rules: readonly FrontmatterRule[],
-  data: Record<string, unknown>,
-  name: string,
-  renderValue: (text: string) => string = (text) => text,
-): string {
-  const document = new Document(buildMap(rules, data, name, renderValue));
-  return document.toString({ lineWidth: 0, minContentWidth: 0 });
+export interface FrontmatterInput {
+  /** The source frontmatter values. */
+  data: Record<string, unknown>;
+  /** Command stem or agent name. */
+  name: string;
+  version: string;
+  toolMaps: Record<string, ToolMap>;
+  /** Rewrites source strings for the target (command mentions, install root). */
+  renderValue: (text: string) => string;
 }
 
-type RenderValue = (text: string) => string;
+/** YAML text (ending in a newline) for the rules applied to the input; '' when no key applies. */
+export function renderFrontmatter(rules: readonly FrontmatterRule[], input: FrontmatterInput): string {
+  const map = buildMap(rules, input);
+  if (map.items.length === 0) return '';
+  return new Document(map).toString({ lineWidth: 0, minContentWidth: 0 });
+}
 
-function buildMap(rules: readonly FrontmatterRule[], data: Record<string, unknown>, name: string, renderValue: RenderValue): YAMLMap {
+function buildMap(rules: readonly FrontmatterRule[], input: FrontmatterInput): YAMLMap {
   const map = new YAMLMap();
   for (const rule of rules) {
-    if (rule.object) {
-      const inner = buildMap(rule.object, data, name, renderValue);
-      if (inner.items.length > 0) map.add({ key: new Scalar(rule.key), value: inner });
-      continue;
-    }
-    const node = valueNode(rule, data, name, renderValue);
+    const node = rule.object ? nonEmpty(buildMap(rule.object, input)) : rule.permissions ? permissionsNode(rule.permissions, input) : valueNode(rule, input);
     if (node) map.add({ key: new Scalar(rule.key), value: node });
   }
   return map;
 }
 
-function valueNode(rule: FrontmatterRule, data: Record<string, unknown>, name: string, renderValue: RenderValue): Scalar | YAMLSeq | null {
-  let value: unknown = rule.value !== undefined ? rule.value.replaceAll('{name}', name) : data[rule.from!];
-  if (value === undefined || value === null) return null;
-  if (rule.omitEmpty && (value === '' || (Array.isArray(value) && value.length === 0))) return null;
-  if (Array.isArray(value)) {
-    if (rule.list === 'comma') return scalar(value.map(String).join(', '), rule);
-    const sequence = new YAMLSeq();
-    for (const item of value) sequence.add(new Scalar(item));
-    sequence.flow = rule.list === 'flow';
-    return sequence;
-  }
-  if (typeof value === 'string') {
-    // Source values may mention commands or paths; literals are the target's own.
-    if (rule.from !== undefined) value = renderValue(value as string);
-    if (rule.map && (value as string) in rule.map) value = rule.map[value as string];
-    if (rule.maxLength !== undefined) value = truncate(value as string, rule.maxLength);
-  }
-  return scalar(value, rule);
+function nonEmpty(map: YAMLMap): YAMLMap | null {
+  return map.items.length > 0 ? map : null;
 }
 
-function scalar(value: unknown, rule: FrontmatterRule): Scalar {
+function valueNode(rule: FrontmatterRule, input: FrontmatterInput): Scalar | YAMLSeq | YAMLMap | null {
+  let value = sourceValue(rule, input);
+  if (value === undefined || value === null) return null;
+  if (rule.omitEmpty && (value === '' || (Array.isArray(value) && value.length === 0))) return null;
+  if (Array.isArray(value) || (rule.toolMap && typeof value === 'string')) {
+    const items = mapTools(listItems(value), rule.toolMap ? input.toolMaps[rule.toolMap] : undefined);
+    if (rule.omitEmpty && items.length === 0) return null;
+    return listNode(items, rule);
+  }
+  if (typeof value !== 'string') return scalar(value, rule.quote);
+  let text = value;
+  if (rule.singleLine) text = text.replace(/\s+/g, ' ').trim();
+  if (rule.map && Object.hasOwn(rule.map, text)) text = rule.map[text]!;
+  if (rule.maxLength !== undefined) text = truncate(text, rule.maxLength);
+  return scalar(text, rule.quote);
+}
+
+function sourceValue(rule: FrontmatterRule, input: FrontmatterInput): unknown {
+  if (rule.value !== undefined) {
+    return typeof rule.value === 'string' ? rule.value.replaceAll('{name}', input.name).replaceAll('{version}', input.version) : rule.value;
+  }
+  if (rule.lookup) return rule.lookup[input.name];
+  const value = input.data[rule.from!];
+  // Source strings may mention commands or paths; literals are the target's own.
+  return typeof value === 'string' ? input.renderValue(value) : value;
+}
+
+/** A list value may be written as a YAML list or as one comma-separated string. */
+function listItems(value: unknown): string[] {
+  if (Array.isArray(value)) return value.map(String);
+  return String(value)
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+/** Maps tool names, dropping unmapped ones as the map says and repeats after mapping. */
+export function mapTools(tools: readonly string[], toolMap: ToolMap | undefined): string[] {
+  if (!toolMap) return [...tools];
+  const mapped: string[] = [];
+  for (const tool of tools) {
+    const listed = Object.hasOwn(toolMap.map, tool) ? toolMap.map[tool] : undefined;
+    const result = listed !== undefined ? listed : toolMap.otherwise === 'keep' ? tool : toolMap.otherwise === 'lowercase' ? tool.toLowerCase() : null;
+    if (result !== null && !mapped.includes(result)) mapped.push(result);
+  }
+  return mapped;
+}
+
+function listNode(items: string[], rule: FrontmatterRule): Scalar | YAMLSeq | YAMLMap {
+  if (rule.list === 'comma') return scalar(items.join(', '), rule.quote);
+  if (rule.list === 'map') {
+    const map = new YAMLMap();
+    for (const item of items) map.add({ key: scalar(item, rule.quote), value: new Scalar(true) });
+    return map;
+  }
+  const sequence = new YAMLSeq();
+  for (const item of items) sequence.add(scalar(item, rule.quote));
+  sequence.flow = rule.list === 'flow';
+  return sequence;
+}
+
+function permissionsNode(permissions: NonNullable<FrontmatterRule['permissions']>, input: FrontmatterInput): YAMLMap {
+  const granted = new Set(mapTools(listItems(input.data['tools'] ?? input.data['allowed-tools'] ?? []), input.toolMaps[permissions.toolMap]));
+  const map = new YAMLMap();
+  for (const key of permissions.keys) map.add({ key: new Scalar(key), value: new Scalar(granted.has(key) ? permissions.allow : permissions.deny) });
+  return map;
+}
+
+function scalar(value: unknown, quote: FrontmatterRule['quote']): Scalar {
   const node = new Scalar(value);
-  if (rule.quote === 'double' && typeof value === 'string') node.type = Scalar.QUOTE_DOUBLE;
+  if (typeof value === 'string') {
+    if (quote === 'double') node.type = Scalar.QUOTE_DOUBLE;
+    if (quote === 'single') node.type = Scalar.QUOTE_SINGLE;
+  }
   return node;
 }
 

@@ -10,6 +10,8 @@ import type { TargetDefinition, TargetScope } from '../targets/target-types.ts';
 export interface RenderContext {
   target: TargetDefinition;
   scope: TargetScope;
+  /** The release version, for {version} in target data. */
+  version: string;
 }
 
 interface Cut {
@@ -18,9 +20,11 @@ interface Cut {
   replacement: string;
 }
 
-/** Renders node.text[from, to) for the target; markers are stripped when the node has any. */
+/** Renders node.text[from, to) for the target: markers stripped, other runtimes' passages removed. */
 export function renderText(node: IrNode, context: RenderContext, from = node.body.start, to = node.text.length): string {
-  const cuts = [...markerCuts(node), ...spanCuts(node.spans, context)].filter((cut) => cut.start >= from && cut.end <= to);
+  const removed = removedLines(node, context.target.id);
+  const inRemoved = (offset: number) => removed.some((cut) => offset >= cut.start && offset < cut.end);
+  const cuts = [...removed, ...spanCuts(node.spans, context).filter((cut) => !inRemoved(cut.start))].filter((cut) => cut.start >= from && cut.end <= to);
   return applyCuts(node.text, cuts, context, from, to);
 }
 
@@ -45,12 +49,19 @@ function applyCuts(text: string, cuts: Cut[], context: RenderContext, from: numb
   return output.replace(/\r\n/g, '\n');
 }
 
-function markerCuts(node: IrNode): Cut[] {
-  if (node.markerLines.length === 0) return [];
-  const markers = new Set(node.markerLines);
+/** Whole lines that never reach this runtime's bundle: markers, and gsd:only passages for other runtimes. */
+function removedLines(node: IrNode, targetId: string): Cut[] {
+  if (node.markerLines.length === 0 && node.onlyBlocks.length === 0) return [];
+  const lines = new Set(node.markerLines);
+  for (const block of node.onlyBlocks) {
+    if (block.runtimes.includes(targetId)) {
+      lines.add(block.openLine).add(block.closeLine);
+    } else {
+      for (let line = block.openLine; line <= block.closeLine; line += 1) lines.add(line);
+    }
+  }
   return splitLines(node.text)
-    .map((line, index) => ({ ...line, number: index + 1 }))
-    .filter((line) => markers.has(line.number))
+    .filter((_, index) => lines.has(index + 1))
     .map((line) => ({ start: line.start, end: line.start + line.content.length + line.eol.length, replacement: '' }));
 }
 
@@ -79,8 +90,8 @@ export function renderRoot(anchor: string, target: TargetDefinition, scope: Targ
 
 function replaceLiterals(text: string, target: TargetDefinition): string {
   let output = text;
-  for (const { find, replace } of target.replacements ?? []) {
-    const pattern = new RegExp(`(?<![\\w.-])${escapeRegExp(find)}(?![\\w-])`, 'g');
+  for (const { find, replace, word } of target.replacements ?? []) {
+    const pattern = new RegExp(word ? `(?<![\\w.-])${escapeRegExp(find)}(?![\\w-])` : escapeRegExp(find), 'g');
     output = output.replace(pattern, () => replace);
   }
   return output;

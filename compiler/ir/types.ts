@@ -2,6 +2,7 @@
 // Each node keeps its exact source text; everything else is derived from it.
 import type { OutlineEntry } from '../load/parse-document.ts';
 import type { Section } from '../load/parse-sections.ts';
+import type { OnlyBlock } from '../load/parse-only-blocks.ts';
 
 export const NODE_KINDS = [
   'command',
@@ -83,6 +84,8 @@ export interface IrNode {
   sections: Section[];
   /** File lines of gsd:section markers (stripped at emit). */
   markerLines: number[];
+  /** Runtime-specific passages (gsd:only blocks). */
+  onlyBlocks: OnlyBlock[];
   edges: Edge[];
   spans: RewriteSpan[];
   /** UTF-8 bytes with CRLF counted as LF: the unit of every budget. */

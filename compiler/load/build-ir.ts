@@ -7,6 +7,7 @@ import { classifyPath } from './classify-path.ts';
 import { extractReferences } from './extract-references.ts';
 import { frontmatterPosition, parseMarkdownDocument, type Frontmatter } from './parse-document.ts';
 import { parseSections } from './parse-sections.ts';
+import { parseOnlyBlocks } from './parse-only-blocks.ts';
 import { scanLines } from './scan-lines.ts';
 import type { SourceFile } from './read-source-tree.ts';
 
@@ -86,6 +87,7 @@ function buildNode(
     outline: [],
     sections: [],
     markerLines: [],
+    onlyBlocks: [],
     edges: [],
     spans: [],
     bytes: Buffer.byteLength(text.replace(/\r\n/g, '\n'), 'utf8'),
@@ -110,6 +112,9 @@ function buildNode(
     base.sections = sections.sections;
     base.markerLines = sections.markerLines.map((line) => line.line);
   }
+  const only = parseOnlyBlocks(path, lines);
+  diagnostics.push(...only.diagnostics);
+  base.onlyBlocks = only.blocks;
   const scanned = SECTIONED_KINDS.has(kind) ? lines : lines.map((line) => (line.kind === 'marker' ? { ...line, kind: 'comment' as const } : line));
   const references = extractReferences(scanned);
   base.edges = [...requiresEdges(parsed.frontmatter, base.frontmatter?.data), ...references.edges].map((edge) => ({ ...edge, resolved: null }));

@@ -24,7 +24,7 @@ export function extractReferences(lines: readonly ScannedLine[]): ExtractedRefer
   const edges: Omit<Edge, 'resolved'>[] = [];
   const spans: RewriteSpan[] = [];
   for (const scanned of lines) {
-    if (scanned.kind === 'marker') continue;
+    if (scanned.kind === 'marker' || scanned.kind === 'only') continue;
     const { content, line, start } = scanned;
     const at = (index: number) => ({ line, column: index + 1 });
 

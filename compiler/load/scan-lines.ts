@@ -3,7 +3,8 @@
 // and comments suppress each other: inside a fence a comment token is fence
 // content; inside a comment a fence delimiter is comment content.
 
-export type LineClass = 'text' | 'fence' | 'comment' | 'marker';
+/** `marker` is a gsd:section line, `only` a gsd:only line (runtime-specific passages). */
+export type LineClass = 'text' | 'fence' | 'comment' | 'marker' | 'only';
 
 export interface ScannedLine {
   /** 1-based line number in the file. */
@@ -60,7 +61,7 @@ export function scanLines(text: string, firstLine = 1): ScannedLine[] {
       }
       // `<!-- x --> trailing text` is ordinary content, not a comment line.
       if (!trimmed.endsWith('-->')) return classify('text');
-      return classify(isMarkerCandidate(trimmed) ? 'marker' : 'comment');
+      return classify(directiveKind(trimmed));
     }
     const opener = FENCE_OPEN.exec(content);
     if (opener) {
@@ -86,6 +87,9 @@ export function commentInner(trimmed: string): string {
   return trimmed.slice(4, -3).trim();
 }
 
-function isMarkerCandidate(trimmed: string): boolean {
-  return /^\/?gsd:section(?:\s|$)/.test(commentInner(trimmed));
+function directiveKind(trimmed: string): LineClass {
+  const inner = commentInner(trimmed);
+  if (/^\/?gsd:section(?:\s|$)/.test(inner)) return 'marker';
+  if (/^\/?gsd:only(?:\s|$)/.test(inner)) return 'only';
+  return 'comment';
 }

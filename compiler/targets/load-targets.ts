@@ -26,15 +26,13 @@ export async function loadTargets(targetsDir = DEFAULT_TARGETS_DIR): Promise<{ t
     diagnostics.push(...result.diagnostics);
     if (!result.definition) continue;
     const files: Record<string, string> = {};
-    for (const scope of SCOPE_IDS) {
-      const preamble = result.definition.scopes[scope]?.commands.preamble;
-      if (preamble && !(preamble in files)) {
-        try {
-          files[preamble] = await readFile(path.join(targetsDir, id, preamble), 'utf8');
-        } catch {
-          const { line, column } = result.locate(['scopes', scope, 'commands', 'preamble']);
-          diagnostics.push(diagnostic(file, line, column, 'target-schema', `expected a file ${id}/${preamble}, found none`));
-        }
+    for (const { name, keyPath } of namedFiles(result.definition)) {
+      if (name in files) continue;
+      try {
+        files[name] = await readFile(path.join(targetsDir, id, name), 'utf8');
+      } catch {
+        const { line, column } = result.locate(keyPath);
+        diagnostics.push(diagnostic(file, line, column, 'target-schema', `expected a file ${id}/${name}, found none`));
       }
     }
     targets.push({ definition: result.definition, files });
@@ -64,4 +62,21 @@ export function validateTarget(file: string, text: string) {
     return { definition: null, locate, diagnostics: [diagnostic(file, line, column, 'target-schema', `"id": expected "${expectedId}" (the folder name), found "${definition.id}"`)] };
   }
   return { definition, locate, diagnostics: [] as Diagnostic[] };
+}
+
+/** Files in the target's folder that the definition names (preambles, templates, config text). */
+function namedFiles(definition: TargetDefinition): { name: string; keyPath: (string | number)[] }[] {
+  const named: { name: string; keyPath: (string | number)[] }[] = [];
+  for (const scope of SCOPE_IDS) {
+    const definitionScope = definition.scopes[scope];
+    if (!definitionScope) continue;
+    definitionScope.commands.forEach((surface, index) => {
+      if (surface.preamble) named.push({ name: surface.preamble, keyPath: ['scopes', scope, 'commands', index, 'preamble'] });
+      if (surface.template) named.push({ name: surface.template, keyPath: ['scopes', scope, 'commands', index, 'template'] });
+    });
+    (definitionScope.config ?? []).forEach((config, index) => {
+      if (config.file) named.push({ name: config.file, keyPath: ['scopes', scope, 'config', index, 'file'] });
+    });
+  }
+  return named;
 }

@@ -3,44 +3,105 @@
 export type ScopeId = 'global' | 'local';
 export const SCOPE_IDS: readonly ScopeId[] = ['global', 'local'];
 
+/** How one frontmatter key of an emitted file gets its value. */
 export interface FrontmatterRule {
   key: string;
-  value?: string;
+  /** A literal; in strings {name} is the command stem or agent name, {version} the release. */
+  value?: string | number | boolean;
+  /** A key of the source frontmatter to copy. */
   from?: string;
-  quote?: 'plain' | 'double';
-  list?: 'block' | 'flow' | 'comma';
+  /** A value per command or agent name; the key is left out for names not listed. */
+  lookup?: Record<string, string | number | boolean>;
+  quote?: 'plain' | 'double' | 'single';
+  /** How a list is written: YAML block or flow list, one comma-separated string, or a map of item: true. */
+  list?: 'block' | 'flow' | 'comma' | 'map';
+  /** A tool map of the target applied to each list item. */
+  toolMap?: string;
   omitEmpty?: boolean;
+  /** Collapse runs of whitespace (newlines included) to one space. */
+  singleLine?: boolean;
+  /** Longer values are cut to maxLength - 3 code points plus '...'. */
   maxLength?: number;
+  /** Value replacements, e.g. effort max → high. */
   map?: Record<string, string>;
+  /** A nested map built from its own rules. */
   object?: FrontmatterRule[];
+  /** A permission map: each key allowed when a source tool maps to it, else denied. */
+  permissions?: { keys: string[]; toolMap: string; allow: string; deny: string };
+}
+
+/** Claude tool names → a runtime's; `otherwise` decides for names the map does not list. */
+export interface ToolMap {
+  map: Record<string, string | null>;
+  otherwise: 'keep' | 'lowercase' | 'drop';
 }
 
 export interface CommandSurface {
+  /** Where each command lands; with `nested`, where routers and unrouted commands land. */
   path: string;
-  frontmatter: FrontmatterRule[];
+  /** Rules that write the frontmatter, `keep` for the source frontmatter, `none` for no frontmatter. */
+  frontmatter: FrontmatterRule[] | 'keep' | 'none';
+  /** A file in the target's folder put before every body. */
   preamble?: string;
+  /** A Handlebars template in the target's folder that replaces the body (thin wrappers). */
+  template?: string;
+  /** Namespace layout: commands routed by an ns-* router land under it, and its table reads them. */
+  nested?: { child: string };
 }
 
 export interface AgentSurface {
-  format: 'markdown' | 'codex-toml';
+  format: 'markdown' | 'codex-toml' | 'kimi-yaml';
   path: string;
   frontmatter?: FrontmatterRule[];
   sandbox?: { writeTools: string[]; write: string; readOnly: string };
+  /** kimi-yaml: the root agent file that lists every subagent. */
+  index?: string;
+  toolMap?: string;
 }
 
 export interface ConfigFile {
   path: string;
-  format: 'json' | 'toml';
-  entries: Record<string, unknown>;
+  /** json and toml files are merged into the user's by the installer; markdown goes between GSD markers. */
+  format: 'json' | 'toml' | 'markdown';
+  entries?: Record<string, unknown>;
+  /** markdown: a file in the target's folder. */
+  file?: string;
+}
+
+export interface HookSurface {
+  /** The adapter that writes the registration (compiler/emit/hook-formats.ts). */
+  format: string;
+  /** The file the registration goes to. */
+  path: string;
+  /** Where the hook scripts go, with {file}. */
+  scripts: string;
+  /** Canonical (Claude Code) event → this runtime's event; null drops the hook. */
+  events?: Record<string, string | null>;
+  /** Tool map applied to matchers. */
+  matcherToolMap?: string;
+  /** The command line that runs a hook, with {script} the script path as the runtime sees it. */
+  command: string;
+}
+
+export interface Limit {
+  /** Regular expression over bundle paths. */
+  files: string;
+  maxBytes?: number;
+  /** With maxChars: a frontmatter key whose value is capped. */
+  frontmatterKey?: string;
+  maxChars?: number;
+  reason: string;
 }
 
 export interface TargetScope {
   base: 'home' | 'project';
   root: string;
   env?: string[];
-  commands: CommandSurface;
+  commands: CommandSurface[];
   agents: AgentSurface[];
   config?: ConfigFile[];
+  hooks?: HookSurface;
+  limits?: Limit[];
 }
 
 export interface TargetDefinition {
@@ -48,11 +109,14 @@ export interface TargetDefinition {
   name: string;
   slash?: string;
   arguments?: string;
-  replacements?: { find: string; replace: string }[];
+  replacements?: { find: string; replace: string; word?: boolean }[];
+  toolMaps?: Record<string, ToolMap>;
   scopes: Partial<Record<ScopeId, TargetScope>>;
+  /** Why a scope the runtime lacks is absent, shown when someone asks for it. */
+  unsupportedScopes?: Partial<Record<ScopeId, string>>;
 }
 
-/** A definition plus the text files it names (preambles), keyed by their path in the target folder. */
+/** A definition plus the text files it names, keyed by their path in the target folder. */
 export interface Target {
   definition: TargetDefinition;
   files: Record<string, string>;

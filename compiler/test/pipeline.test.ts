@@ -62,7 +62,7 @@ pipeline('should keep CRLF, a BOM and a missing final newline in the IR exactly'
 
 pipeline('should emit a document without markers byte-identical before runtime rewrites', () => {
   const target = compiled.targets.find((t) => t.definition.id === 'claude')!;
-  const context = { target: target.definition, scope: target.definition.scopes.global! };
+  const context = { target: target.definition, scope: target.definition.scopes.global!, version: compiled.version };
   const unmarked = compiled.ir.nodes.filter((node) => node.markerLines.length === 0 && node.path.startsWith('gsd-core/'));
   assert.ok(unmarked.length > 10);
   for (const node of unmarked) assert.is(renderText(node, context, 0), node.text, node.path);
@@ -166,3 +166,21 @@ pipeline('should put every file of a bundle under its root or the runtime skills
 });
 
 pipeline.run();
+
+const only = suite('gsd:only');
+
+only('should keep a gsd:only passage for the named runtimes only, markers stripped', async () => {
+  const source = copySource();
+  const reference = path.join(source, 'gsd-core/references/questioning.md');
+  writeFileSync(reference, `${readFileSync(reference, 'utf8')}\n<!-- gsd:only runtimes="codex" -->\nCodex-only note: ask with request_user_input.\n<!-- /gsd:only -->\nShared closing line.\n`);
+  const result = await compile({ sourceDir: source });
+  assert.equal(result.diagnostics, []);
+  const built = emitBundles(result, allBundles(result.targets)).bundles;
+  const codexText = String(built.get('codex/global')!.get('.codex/gsd-core/references/questioning.md')!.contents);
+  const claudeText = String(built.get('claude/global')!.get('.claude/gsd-core/references/questioning.md')!.contents);
+  assert.ok(codexText.endsWith('\nCodex-only note: ask with request_user_input.\nShared closing line.\n'));
+  assert.ok(claudeText.endsWith('\n\nShared closing line.\n'));
+  assert.not.match(codexText + claudeText, /gsd:only/);
+});
+
+only.run();
