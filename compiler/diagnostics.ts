@@ -37,6 +37,7 @@ export const DIAGNOSTIC_CODES = {
   'budget-slack': 'a ceiling sits further above the file than its grace allows',
   'budgets-schema': 'budgets.json does not match schemas/budgets.schema.json',
   'target-schema': 'a target definition does not match schemas/target.schema.json',
+  'hooks-schema': 'hooks/hooks.json does not match schemas/hooks.schema.json, or names a missing script',
   'emit-foreign-path': "emitted text names another runtime's root",
   'limit-exceeded': "an emitted file or frontmatter value is over a limit the runtime documents",
 } as const;

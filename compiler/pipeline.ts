@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { sortDiagnostics, type Diagnostic } from './diagnostics.ts';
 import type { CorpusIr } from './ir/types.ts';
 import { buildIr } from './load/build-ir.ts';
+import { loadHooks, type HookEntry } from './load/load-hooks.ts';
 import { readSourceTree } from './load/read-source-tree.ts';
 import { checkFrontmatter } from './check/check-frontmatter.ts';
 import { checkReferences } from './check/check-references.ts';
@@ -33,6 +34,7 @@ export interface Compiled {
   targets: Target[];
   budgets: LoadedBudgets | null;
   budgetRows: BudgetRow[];
+  hooks: HookEntry[];
   generated: GeneratedFile[];
   version: string;
   /** Every finding of load and check, sorted, paths relative to the source dir. Non-empty means nothing may be written. */
@@ -54,6 +56,13 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     diagnostics.push(...loaded.diagnostics);
   }
   const budgetRows = measureBudgets(ir.nodes, budgets?.budgets ?? null);
+  let hooks: HookEntry[] = [];
+  const hooksFile = files.find((file) => file.path === 'hooks/hooks.json');
+  if (hooksFile) {
+    const loaded = loadHooks(new TextDecoder().decode(hooksFile.bytes), new Set(files.map((file) => file.path)));
+    hooks = loaded.hooks;
+    diagnostics.push(...loaded.diagnostics);
+  }
   diagnostics.push(
     ...checkFrontmatter(ir.nodes),
     ...checkReferences(ir.nodes),
@@ -66,6 +75,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     targets,
     budgets,
     budgetRows,
+    hooks,
     generated: await buildGenerated(options.sourceDir),
     version: await packageVersion(),
     diagnostics: sortDiagnostics(diagnostics),
@@ -94,7 +104,7 @@ export function emitBundles(compiled: Compiled, selections: readonly BundleSelec
   const nodesByPath = new Map(compiled.ir.nodes.map((node) => [node.path, node]));
   for (const selection of selections) {
     const target = compiled.targets.find((candidate) => candidate.definition.id === selection.target)!;
-    const tree = emitBundle({ ir: compiled.ir, target, scope: selection.scope, version: compiled.version, generated: compiled.generated });
+    const tree = emitBundle({ ir: compiled.ir, target, scope: selection.scope, version: compiled.version, generated: compiled.generated, hooks: compiled.hooks });
     const key = bundleKey(selection);
     diagnostics.push(
       ...checkEmittedPaths(key, tree, foreignRoots(target, compiled.targets), nodesByPath),

@@ -10,6 +10,8 @@ import { renderAgents } from './agent-formats.ts';
 import { renderFrontmatter, truncate } from './render-frontmatter.ts';
 import { renderRoot, renderString, renderText, type RenderContext } from './render-text.ts';
 import { nestRouterTable, routedCommands } from './nest-routers.ts';
+import { HOOK_FORMATS, runtimeHooks } from './hook-formats.ts';
+import type { HookEntry } from '../load/load-hooks.ts';
 
 export interface TreeFile {
   contents: string | Uint8Array;
@@ -35,12 +37,14 @@ export interface EmitInput {
   version: string;
   /** Files built from source/runtime and source/hooks. */
   generated?: GeneratedFile[];
+  /** The hook registry (hooks/hooks.json). */
+  hooks?: HookEntry[];
 }
 
 /** Node kinds shipped (rendered) under {root}/gsd-core/. */
 const PAYLOAD_KINDS = new Set(['workflow', 'step', 'mode', 'reference', 'template', 'fragment']);
 
-export function emitBundle({ ir, target, scope: scopeId, version, generated = [] }: EmitInput): VirtualTree {
+export function emitBundle({ ir, target, scope: scopeId, version, generated = [], hooks = [] }: EmitInput): VirtualTree {
   const scope = target.definition.scopes[scopeId];
   if (!scope) throw new Error(`target ${target.definition.id} has no ${scopeId} scope`);
   const context: RenderContext = { target: target.definition, scope, version };
@@ -71,7 +75,17 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
   }
   put(at('{root}/gsd-core/workflows/section-manifest.json'), `${JSON.stringify(buildSectionManifest(ir.nodes), null, 2)}\n`);
   put(at('{root}/gsd-core/VERSION'), `${version}\n`);
-  for (const file of generated) put(at(`{root}/${file.path}`), file.contents, file.executable ? { executable: true } : {});
+  for (const file of generated) {
+    // Hook scripts go where the runtime's hook surface says, and only to runtimes that run hooks.
+    const hookScript = file.path.startsWith('hooks/');
+    if (hookScript && !scope.hooks) continue;
+    const destination = hookScript ? at(scope.hooks!.scripts, { file: file.path.slice('hooks/'.length) }) : at(`{root}/${file.path}`);
+    put(destination, file.contents, file.executable ? { executable: true } : {});
+  }
+  if (scope.hooks && hooks.length > 0) {
+    const registered = runtimeHooks(hooks, scope.hooks, target.definition.toolMaps ?? {}, hookScriptName);
+    if (registered.length > 0) put(at(scope.hooks.path), HOOK_FORMATS[scope.hooks.format]!(registered));
+  }
   for (const config of scope.config ?? []) put(at(config.path), renderConfig(config, target));
   return new Map([...tree.entries()].sort(([a], [b]) => compareText(a, b)));
 }
@@ -158,4 +172,9 @@ export function expandPath(pattern: string, scope: TargetScope, names: Record<st
   let result = pattern.replaceAll('{root}', scope.root);
   for (const [key, value] of Object.entries(names)) result = result.replaceAll(`{${key}}`, value);
   return path.posix.normalize(result);
+}
+
+/** A hook's script in the bundle: its id, as built JavaScript (or the shell script as written). */
+export function hookScriptName(hook: HookEntry): string {
+  return `${hook.id}${hook.entry.endsWith('.sh') ? '.sh' : '.js'}`;
 }

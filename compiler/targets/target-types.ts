@@ -79,7 +79,7 @@ export interface HookSurface {
   events?: Record<string, string | null>;
   /** Tool map applied to matchers. */
   matcherToolMap?: string;
-  /** The command line that runs a hook, with {script} the script path as the runtime sees it. */
+  /** The command line that runs a hook; {file} is the script's file name. */
   command: string;
 }
 

@@ -1,0 +1,77 @@
+// How each runtime registers hooks. The registry is data (hooks/hooks.json,
+// in Claude Code's events and tool names); a target picks one of these
+// formats and maps events and matchers. Each format is one small function.
+import { stringify as stringifyToml } from 'smol-toml';
+import type { HookEntry } from '../load/load-hooks.ts';
+import type { HookSurface, ToolMap } from '../targets/target-types.ts';
+import { mapTools } from './render-frontmatter.ts';
+
+/** A hook as one runtime sees it: its event and matcher mapped, its command line built. */
+export interface RuntimeHook {
+  id: string;
+  event: string;
+  matcher?: string;
+  timeout?: number;
+  command: string;
+}
+
+type HookFormat = (hooks: readonly RuntimeHook[]) => string;
+
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+/** Events in first-registration order, each with its hooks in registry order. */
+function byEvent(hooks: readonly RuntimeHook[]): Map<string, RuntimeHook[]> {
+  const events = new Map<string, RuntimeHook[]>();
+  for (const hook of hooks) events.set(hook.event, [...(events.get(hook.event) ?? []), hook]);
+  return events;
+}
+
+export const HOOK_FORMATS: Record<string, HookFormat> = {
+  /** Claude Code's settings.json shape, also read by Codex's hooks.json and several others. */
+  'settings-json': (hooks) =>
+    json({
+      hooks: Object.fromEntries(
+        [...byEvent(hooks)].map(([event, list]) => [
+          event,
+          list.map((hook) => ({
+            ...(hook.matcher ? { matcher: hook.matcher } : {}),
+            hooks: [{ type: 'command', command: hook.command, ...(hook.timeout ? { timeout: hook.timeout } : {}) }],
+          })),
+        ]),
+      ),
+    }),
+  /** Cursor's hooks.json: version 1, a flat list of commands per event. */
+  'cursor-json': (hooks) =>
+    json({ version: 1, hooks: Object.fromEntries([...byEvent(hooks)].map(([event, list]) => [event, list.map((hook) => ({ command: hook.command }))])) }),
+  /** Windsurf's hooks.json: a flat list of commands per event, no version. */
+  'windsurf-json': (hooks) =>
+    json({ hooks: Object.fromEntries([...byEvent(hooks)].map(([event, list]) => [event, list.map((hook) => ({ command: hook.command, show_output: false }))])) }),
+  /** GitHub Copilot's hook file: version 1, bash commands with a timeout in seconds. */
+  'copilot-json': (hooks) =>
+    json({
+      version: 1,
+      hooks: Object.fromEntries(
+        [...byEvent(hooks)].map(([event, list]) => [event, list.map((hook) => ({ type: 'command', bash: hook.command, timeoutSec: hook.timeout ?? 10 }))]),
+      ),
+    }),
+  /** Kimi's config.toml: one [[hooks]] table per hook. */
+  'kimi-toml': (hooks) =>
+    `# Entries GSD adds to this file. The installer merges them into yours and removes exactly them on uninstall.\n${stringifyToml({
+      hooks: hooks.map((hook) => ({ event: hook.event, ...(hook.matcher ? { matcher: hook.matcher } : {}), command: hook.command, timeout: hook.timeout ?? 10 })),
+    })}\n`,
+};
+
+/** The registry as this runtime sees it; hooks on events it lacks, or opt-in ones, are left out. */
+export function runtimeHooks(registry: readonly HookEntry[], surface: HookSurface, toolMaps: Record<string, ToolMap>, scriptName: (hook: HookEntry) => string): RuntimeHook[] {
+  const hooks: RuntimeHook[] = [];
+  for (const hook of registry) {
+    if (hook.optIn) continue;
+    const event = surface.events && Object.hasOwn(surface.events, hook.event) ? surface.events[hook.event] : hook.event;
+    if (!event) continue;
+    const toolMap = surface.matcherToolMap ? toolMaps[surface.matcherToolMap] : undefined;
+    const matcher = hook.matcher === undefined ? undefined : mapTools(hook.matcher.split('|'), toolMap).join('|') || undefined;
+    if (hook.matcher !== undefined && matcher === undefined) continue;
+    hooks.push({ id: hook.id, event, ...(matcher ? { matcher } : {}), ...(hook.timeout ? { timeout: hook.timeout } : {}), command: surface.command.replaceAll('{file}', scriptName(hook)) });
+  }
+  return hooks;
+}

@@ -1,0 +1,53 @@
+// The hook registry (hooks/hooks.json): which bundled script runs on which
+// event, in Claude Code's vocabulary. Targets map events and matchers.
+import { diagnostic, type Diagnostic } from '../diagnostics.ts';
+import { linePosition, parseJsonWithPositions, yamlOffset } from './yaml-position.ts';
+import { describeSchemaErrors, schemaValidator } from '../schemas.ts';
+
+export interface HookEntry {
+  id: string;
+  entry: string;
+  event: string;
+  matcher?: string;
+  timeout?: number;
+  crashPolicy?: 'allow' | 'deny';
+  optIn?: boolean;
+  description?: string;
+}
+
+const FILE = 'hooks/hooks.json';
+
+/** Pure: the registry text and the corpus paths → entries or positioned diagnostics. */
+export function loadHooks(text: string, corpusPaths: ReadonlySet<string>): { hooks: HookEntry[]; diagnostics: Diagnostic[] } {
+  const parsed = parseJsonWithPositions(text);
+  if (parsed.error) return { hooks: [], diagnostics: [diagnostic(FILE, parsed.error.line, parsed.error.column, 'hooks-schema', `expected JSON, found ${parsed.error.message}`)] };
+  const locate = (path: (string | number)[], atKey = false) => linePosition(parsed.lineCounter, yamlOffset(parsed.document, path, atKey));
+  const validate = schemaValidator('hooks.schema.json');
+  if (!validate(parsed.data)) {
+    return {
+      hooks: [],
+      diagnostics: describeSchemaErrors(validate.errors, parsed.data).map((finding) => {
+        const { line, column } = locate(finding.path, finding.atKey);
+        return diagnostic(FILE, line, column, 'hooks-schema', finding.message);
+      }),
+    };
+  }
+  const hooks = parsed.data as HookEntry[];
+  const diagnostics: Diagnostic[] = [];
+  const ids = new Set<string>();
+  hooks.forEach((hook, index) => {
+    if (!corpusPaths.has(`hooks/${hook.entry}`)) {
+      const { line, column } = locate([index, 'entry']);
+      diagnostics.push(diagnostic(FILE, line, column, 'hooks-schema', `expected a script hooks/${hook.entry}, found none`));
+    }
+    // One script may serve several events; each (id, event) pair is registered once, from one entry file.
+    const key = `${hook.id} ${hook.event}`;
+    const other = hooks.find((candidate) => candidate.id === hook.id && candidate.entry !== hook.entry);
+    if (ids.has(key) || other) {
+      const { line, column } = locate([index, 'id']);
+      diagnostics.push(diagnostic(FILE, line, column, 'hooks-schema', other ? `expected "${hook.id}" to name one script, found ${hook.entry} and ${other.entry}` : `expected "${hook.id}" once per event, found ${hook.event} again`));
+    }
+    ids.add(key);
+  });
+  return { hooks, diagnostics };
+}
