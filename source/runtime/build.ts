@@ -1,0 +1,147 @@
+// Bundles the runtime CLI and the hooks into self-contained CommonJS files,
+// in memory, for the compiler to place in every bundle:
+//   gsd-core/bin/gsd-tools.cjs   (entry: source/runtime/main.ts)
+//   hooks/<id>.js                (one per source/hooks/hooks.json entry)
+// The ajv config validator is generated here as standalone code and swapped
+// in for config/validate-shape.ts, so the output needs no node_modules.
+// Output is deterministic: no absolute paths of this machine, no clock.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, transform, type Plugin } from 'esbuild';
+import AjvModule from 'ajv';
+import standaloneModule from 'ajv/dist/standalone/index.js';
+import { AJV_OPTIONS, stripDocs } from './config/ajv-options.ts';
+
+export interface BundledFile {
+  /** Bundle-relative POSIX path. */
+  path: string;
+  contents: string;
+}
+
+export interface HookEntry {
+  id: string;
+  entry: string;
+  event: string;
+  matcher?: string;
+  timeout: number;
+  crashPolicy: 'allow' | 'deny';
+  description?: string;
+  optIn?: string;
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const REPO_ROOT = path.resolve(here, '..', '..');
+const RUNTIME_DIR = here;
+const HOOKS_DIR = path.join(REPO_ROOT, 'source', 'hooks');
+const SCHEMA_FILE = path.join(REPO_ROOT, 'schemas', 'config.schema.json');
+
+type AjvCtor = new (opts: object) => { compile(schema: unknown): unknown };
+const Ajv = ((AjvModule as unknown as { default?: AjvCtor }).default ?? AjvModule) as unknown as AjvCtor;
+type Standalone = (ajv: unknown, fn: unknown) => string;
+const standaloneCode = ((standaloneModule as unknown as { default?: Standalone }).default ?? standaloneModule) as unknown as Standalone;
+
+/** ajv standalone validator for schemas/config.schema.json, as an ES module. */
+export async function configValidatorSource(): Promise<string> {
+  const schema = stripDocs(JSON.parse(await readFile(SCHEMA_FILE, 'utf8')));
+  const ajv = new Ajv({ ...AJV_OPTIONS, code: { source: true, esm: true } });
+  const code = standaloneCode(ajv, ajv.compile(schema));
+  const body = `${code}\nexport const validateConfigShape = validate;\n`;
+  const { code: min } = await transform(body, { loader: 'js', format: 'esm', minify: true, target: 'node20', legalComments: 'none' });
+  return min;
+}
+
+function runtimePlugins(validator: string): Plugin[] {
+  return [
+    {
+      name: 'gsd-config-validator',
+      setup(b) {
+        b.onLoad({ filter: /[\\/]config[\\/]validate-shape\.ts$/ }, () => ({ contents: validator, loader: 'js', resolveDir: RUNTIME_DIR }));
+        b.onLoad({ filter: /[\\/]config\.schema\.json$/ }, async (args) => ({
+          contents: JSON.stringify(stripDocs(JSON.parse(await readFile(args.path, 'utf8')))),
+          loader: 'json',
+        }));
+      },
+    },
+  ];
+}
+
+const COMMON = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  write: false,
+  charset: 'utf8',
+  legalComments: 'none',
+  logLevel: 'silent',
+  absWorkingDir: REPO_ROOT,
+  minifyWhitespace: true,
+  minifySyntax: true,
+  define: { __GSD_BUNDLED__: 'true', 'import.meta.url': '"file:///gsd-core/bin/gsd-tools.cjs"' },
+} as const;
+
+async function one(options: Parameters<typeof build>[0], label: string): Promise<string> {
+  const result = await build({ ...COMMON, ...options });
+  if (result.errors.length) throw new Error(`bundling ${label} failed: ${result.errors.map((e) => e.text).join('; ')}`);
+  const file = result.outputFiles?.[0];
+  if (!file) throw new Error(`bundling ${label} produced no output`);
+  const text = file.text;
+  if (text.includes(REPO_ROOT)) throw new Error(`bundling ${label}: output contains the build machine path ${REPO_ROOT}`);
+  return text;
+}
+
+export async function loadHookEntries(): Promise<HookEntry[]> {
+  let text: string;
+  try {
+    text = await readFile(path.join(HOOKS_DIR, 'hooks.json'), 'utf8');
+  } catch {
+    return [];
+  }
+  return JSON.parse(text) as HookEntry[];
+}
+
+let memo: Promise<BundledFile[]> | undefined;
+
+/**
+ * Bundle gsd-tools and every hook. The result is memoised for the process;
+ * pass `{ fresh: true }` to rebuild after sources change.
+ */
+export function bundleRuntime(opts: { fresh?: boolean } = {}): Promise<BundledFile[]> {
+  if (!memo || opts.fresh) memo = bundleAll();
+  return memo;
+}
+
+async function bundleAll(): Promise<BundledFile[]> {
+  const validator = await configValidatorSource();
+  const cli = await one(
+    {
+      stdin: {
+        contents: [
+          "import { main } from './main.ts';",
+          'export { main };',
+          'if (require.main === module) main(process.argv.slice(2)).then((code) => { process.exitCode = code; });',
+        ].join('\n'),
+        resolveDir: RUNTIME_DIR,
+        sourcefile: 'gsd-tools-entry.ts',
+        loader: 'ts',
+      },
+      banner: { js: '#!/usr/bin/env node\n// gsd-tools: the GSD runtime CLI. Generated by gsd-build from source/runtime; do not edit.' },
+      plugins: runtimePlugins(validator),
+    },
+    'gsd-tools',
+  );
+  const files: BundledFile[] = [{ path: 'gsd-core/bin/gsd-tools.cjs', contents: cli }];
+  for (const hook of await loadHookEntries()) {
+    const contents = await one(
+      {
+        entryPoints: [path.join(HOOKS_DIR, hook.entry)],
+        banner: { js: `#!/usr/bin/env node\n// ${hook.id}: GSD ${hook.event} hook. Generated by gsd-build from source/hooks/${hook.entry}; do not edit.` },
+        plugins: runtimePlugins(validator),
+      },
+      hook.id,
+    );
+    files.push({ path: `hooks/${hook.id}.js`, contents });
+  }
+  return files.sort((a, b) => (a.path < b.path ? -1 : 1));
+}

@@ -1,0 +1,102 @@
+// config-get, config-set, resolve-model.
+import { str } from '../cli/parse.ts';
+import type { Ctx } from '../core/context.ts';
+import { CliError } from '../core/errors.ts';
+import { writeAtomic } from '../core/fs.ts';
+import { withLock } from '../core/lock.ts';
+import { scalarString } from '../cli/output.ts';
+import {
+  checkConfig,
+  coerceValue,
+  configDefaults,
+  forgetConfig,
+  getPath,
+  knownKeys,
+  loadConfig,
+  maskSecret,
+  schemaFor,
+  setPath,
+  type Json,
+  type JsonMap,
+} from '../config/config.ts';
+import { resolveModel } from '../config/models.ts';
+import { isForbiddenKey } from '../core/json.ts';
+import type { Handler } from '../main.ts';
+
+function checkKey(key: string): void {
+  if (!/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/.test(key)) throw new CliError('invalid-args', `config key "${key}" is not a dotted key like workflow.research`);
+  const bad = key.split('.').find(isForbiddenKey);
+  if (bad) throw new CliError('refused', `config key segment "${bad}" is not allowed`);
+}
+
+function suggest(key: string): string {
+  const last = key.split('.').pop()!;
+  const close = knownKeys().filter((k) => k.endsWith(`.${last}`) || k === last || k.includes(last));
+  return close.length ? `; did you mean ${close.slice(0, 3).join(', ')}?` : '';
+}
+
+export const configGet: Handler = (inv, ctx: Ctx) => {
+  const key = inv.args.key!;
+  checkKey(key);
+  const cfg = loadConfig(ctx, { optionalProject: true });
+  let value: Json | undefined = getPath(cfg.file, key);
+  if (key === 'commit_docs' || key === 'search_gitignored') value = getPath(cfg.resolved, key);
+  let source = 'file';
+  if (value === undefined) {
+    const d = str(inv, '--default');
+    if (d !== undefined) {
+      value = d;
+      source = 'default-flag';
+    }
+  }
+  if (value === undefined) {
+    value = getPath(cfg.resolved, key) ?? getPath(configDefaults(), key);
+    source = 'schema-default';
+  }
+  if (value === undefined) {
+    if (!schemaFor(key)) throw new CliError('not-found', `Key not found: ${key} (not a config key${suggest(key)})`);
+    throw new CliError('not-found', `Key not found: ${key}${cfg.exists ? '' : ' (no .planning/config.json)'}`);
+  }
+  const shown = maskSecret(key, value);
+  void source;
+  return { data: shown, raw: scalarString(shown) };
+};
+
+export const configSet: Handler = (inv, ctx: Ctx) => {
+  const key = inv.args.key!;
+  checkKey(key);
+  if (!schemaFor(key)) throw new CliError('refused', `Unknown config key: "${key}"${suggest(key)}`);
+  const value = coerceValue(inv.args.value!, `config-set ${key}`);
+  return withLock(`${ctx.planningPath('.lock')}`, () => {
+    forgetConfig(ctx);
+    const cfg = loadConfig(ctx);
+    const next = structuredClone(cfg.file) as JsonMap;
+    const previous = getPath(next, key) ?? null;
+    setPath(next, key, value === null ? undefined : value);
+    const text = `${JSON.stringify(next, null, 2)}\n`;
+    try {
+      checkConfig(next, text, `${ctx.rel(cfg.path)} (after setting ${key})`);
+    } catch (error) {
+      throw new CliError('refused', `config-set ${key}: ${(error as Error).message.replace(/^.*?\): /, '')}`);
+    }
+    const changed = JSON.stringify(previous) !== JSON.stringify(value);
+    if (changed || !cfg.exists) writeAtomic(cfg.path, text);
+    return {
+      data: { updated: changed, key, value: maskSecret(key, value), previousValue: maskSecret(key, previous) },
+      raw: `${key}=${scalarString(value)}`,
+    };
+  });
+};
+
+export const resolveModelCmd: Handler = (inv, ctx: Ctx) => {
+  const cfg = loadConfig(ctx, { optionalProject: true });
+  const runtime = ctx.env.GSD_RUNTIME ?? (typeof cfg.resolved.runtime === 'string' ? cfg.resolved.runtime : undefined);
+  const answer = resolveModel(inv.args.agent!, cfg.resolved, runtime);
+  return { data: answer, raw: answer.model };
+};
+
+export const handlers: Record<string, Handler> = {
+  'config-get': configGet,
+  'config-set': configSet,
+  'resolve-model': resolveModelCmd,
+};

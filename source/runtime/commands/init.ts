@@ -1,0 +1,536 @@
+// init <workflow> [phase] [flags]: one call that returns everything a
+// workflow needs. Each workflow is a row of INIT_TABLE naming the models it
+// uses and the parts it needs; parts are small functions sharing one lazily
+// filled cache, so a workflow pays only for what it asks for.
+import path from 'node:path';
+import type { Invocation } from '../cli/parse.ts';
+import type { Ctx } from '../core/context.ts';
+import { CliError } from '../core/errors.ts';
+import { exists, isDir, listDir, readTextIfExists } from '../core/fs.ts';
+import { readFrontmatter, type YamlMap } from '../md/frontmatter.ts';
+import { loadConfig, getPath, type JsonMap } from '../config/config.ts';
+import { resolveModel } from '../config/models.ts';
+import { phaseInfo, phaseDocs, roadmapFor, stateMilestone, verificationStatus, type PhaseInfo } from '../planning/phase-info.ts';
+import { comparePhase, diskStatus, displayPhase, findPhaseDir, isSentinel, listPhaseDirs, scanPhase, slugify } from '../planning/phases.ts';
+import { countedPhases, type Roadmap } from '../planning/roadmap.ts';
+import { selectSections, type Facts } from '../init/sections.ts';
+import { planIndex } from './phase.ts';
+import { TABLE } from '../cli/table.ts';
+import type { Handler } from '../main.ts';
+
+type Part =
+  | 'phase'
+  | 'docs'
+  | 'plans'
+  | 'plan-settings'
+  | 'exec-settings'
+  | 'milestone'
+  | 'progress'
+  | 'brownfield'
+  | 'quick'
+  | 'todos'
+  | 'resume'
+  | 'archives'
+  | 'manager'
+  | 'search'
+  | 'verify';
+
+export interface InitSpec {
+  /** Output key prefix → agent name, e.g. planner → gsd-planner gives planner_model. */
+  models: Record<string, string>;
+  parts: Part[];
+}
+
+/** The rows. Arguments and flags of each workflow live in command-table.json. */
+export const INIT_TABLE: Record<string, InitSpec> = {
+  'plan-phase': {
+    models: { researcher: 'gsd-phase-researcher', planner: 'gsd-planner', checker: 'gsd-plan-checker', pattern_mapper: 'gsd-pattern-mapper' },
+    parts: ['phase', 'docs', 'plan-settings', 'milestone'],
+  },
+  'execute-phase': {
+    models: { executor: 'gsd-executor', verifier: 'gsd-verifier' },
+    parts: ['phase', 'docs', 'plans', 'exec-settings', 'milestone'],
+  },
+  'phase-op': { models: {}, parts: ['phase', 'docs', 'search'] },
+  'verify-work': { models: { planner: 'gsd-planner', checker: 'gsd-plan-checker', verifier: 'gsd-verifier' }, parts: ['phase', 'docs', 'verify'] },
+  'discuss-phase': { models: { advisor: 'gsd-advisor-researcher' }, parts: ['phase', 'docs', 'plan-settings'] },
+  'discuss-phase-assumptions': { models: { analyzer: 'gsd-assumptions-analyzer' }, parts: ['phase', 'docs', 'plan-settings'] },
+  progress: { models: { executor: 'gsd-executor', planner: 'gsd-planner' }, parts: ['milestone', 'progress', 'resume'] },
+  'new-project': {
+    models: { researcher: 'gsd-project-researcher', synthesizer: 'gsd-research-synthesizer', roadmapper: 'gsd-roadmapper' },
+    parts: ['brownfield', 'search', 'plan-settings'],
+  },
+  'new-milestone': {
+    models: { researcher: 'gsd-project-researcher', synthesizer: 'gsd-research-synthesizer', roadmapper: 'gsd-roadmapper' },
+    parts: ['milestone', 'archives', 'search'],
+  },
+  quick: {
+    models: { planner: 'gsd-planner', executor: 'gsd-executor', checker: 'gsd-plan-checker', verifier: 'gsd-verifier', researcher: 'gsd-phase-researcher', advisor: 'gsd-advisor-researcher' },
+    parts: ['quick', 'exec-settings'],
+  },
+  resume: { models: {}, parts: ['resume', 'milestone', 'progress'] },
+  'milestone-op': { models: {}, parts: ['milestone', 'archives', 'progress'] },
+  'complete-milestone': { models: {}, parts: ['milestone', 'archives', 'progress'] },
+  transition: { models: { planner: 'gsd-planner' }, parts: ['milestone', 'progress'] },
+  manager: { models: { planner: 'gsd-planner', executor: 'gsd-executor' }, parts: ['milestone', 'progress', 'manager'] },
+  autonomous: { models: { planner: 'gsd-planner', executor: 'gsd-executor', verifier: 'gsd-verifier' }, parts: ['milestone', 'progress', 'exec-settings'] },
+  'code-review': { models: { reviewer: 'gsd-code-reviewer', fixer: 'gsd-code-fixer' }, parts: ['phase', 'docs'] },
+  review: { models: {}, parts: ['phase', 'docs'] },
+  'map-codebase': { models: { mapper: 'gsd-codebase-mapper' }, parts: ['brownfield'] },
+  todos: { models: {}, parts: ['todos'] },
+  'docs-update': { models: { writer: 'gsd-doc-writer', verifier: 'gsd-doc-verifier' }, parts: ['brownfield'] },
+  update: { models: {}, parts: [] },
+  debug: { models: { debugger: 'gsd-debugger' }, parts: [] },
+};
+
+interface Cache {
+  cfg?: ReturnType<typeof loadConfig>;
+  rm?: Roadmap | null;
+  info?: PhaseInfo | null;
+  state?: { fm: YamlMap; text: string } | null;
+}
+
+class InitContext {
+  readonly cache: Cache = {};
+  constructor(
+    readonly ctx: Ctx,
+    readonly inv: Invocation,
+    readonly workflow: string,
+  ) {}
+  get hasProject(): boolean {
+    return this.ctx.maybeRoot !== null;
+  }
+  get cfg() {
+    return (this.cache.cfg ??= loadConfig(this.ctx, { optionalProject: true }));
+  }
+  get resolved(): JsonMap {
+    return this.cfg.resolved;
+  }
+  get rm(): Roadmap | null {
+    if (this.cache.rm === undefined) this.cache.rm = this.hasProject ? roadmapFor(this.ctx) : null;
+    return this.cache.rm;
+  }
+  get info(): PhaseInfo | null {
+    if (this.cache.info === undefined) {
+      const phase = this.inv.args.phase;
+      this.cache.info = phase && this.hasProject ? phaseInfo(this.ctx, phase, this.rm) : null;
+    }
+    return this.cache.info;
+  }
+  get state(): { fm: YamlMap; text: string } | null {
+    if (this.cache.state === undefined) {
+      const text = this.hasProject ? readTextIfExists(path.join(this.ctx.planning, 'STATE.md')) : null;
+      let fm: YamlMap = {};
+      if (text !== null) fm = readFrontmatter(text, this.ctx.rel(path.join(this.ctx.planning, 'STATE.md'))).data;
+      this.cache.state = text === null ? null : { fm, text };
+    }
+    return this.cache.state;
+  }
+  flag(name: string): boolean {
+    return Object.prototype.hasOwnProperty.call(this.inv.flags, name) && this.inv.flags[name] !== false;
+  }
+  wf(key: string): unknown {
+    return getPath(this.resolved, `workflow.${key}`);
+  }
+  rel(p: string | null): string | null {
+    return p === null ? null : this.ctx.rel(p);
+  }
+}
+
+function facts(ic: InitContext): Facts {
+  return {
+    flag: (n) => ic.flag(n),
+    phaseNumber: ic.inv.args.phase ?? null,
+    hasPriorPhases: () => {
+      const cur = ic.inv.args.phase;
+      if (!cur || !ic.hasProject) return false;
+      return listPhaseDirs(ic.ctx.planning).some((d) => !isSentinel(d.number) && comparePhase(d.number, cur) < 0 && scanPhase(d.dir, d.number).summaries.length > 0);
+    },
+    autoAdvanceActive: () => ic.flag('--auto') || ic.wf('auto_advance') === true || ic.wf('_auto_chain_active') === true,
+    chunkedMode: () => ic.flag('--chunked') || ic.wf('plan_chunked') === true,
+    fallowEnabled: () => ic.wf('fallow') === true,
+    workstreamActive: () => !!ic.ctx.env.GSD_WORKSTREAM,
+    gitCreateTag: () => getPath(ic.resolved, 'git.create_tag') !== false,
+    isMonorepo: () => isMonorepo(ic.ctx.rootOrCwd),
+    needsCodebaseMap: () => brownfield(ic).needs_codebase_map,
+    phaseMvpMode: () => ic.info?.roadmap?.mode === 'mvp' || ic.flag('--mvp') || ic.wf('mvp_mode') === true,
+    reviewerInstancesConfigured: () => {
+      const v = getPath(ic.resolved, 'review.instances');
+      return Array.isArray(v) && v.length > 0;
+    },
+    uiPhaseActive: () => !!ic.info?.dir && listDir(ic.info.dir.dir).some((n) => /UI-SPEC\.md$/.test(n)),
+    worktreesEnabled: () => ic.wf('use_worktrees') !== false,
+  };
+}
+
+function isMonorepo(root: string): boolean {
+  const pkg = readTextIfExists(path.join(root, 'package.json'));
+  if (pkg && /"workspaces"\s*:/.test(pkg)) return true;
+  if (['pnpm-workspace.yaml', 'lerna.json', 'nx.json', 'turbo.json', 'go.work', 'rush.json'].some((f) => exists(path.join(root, f)))) return true;
+  const cargo = readTextIfExists(path.join(root, 'Cargo.toml'));
+  return !!cargo && /^\[workspace\]/m.test(cargo);
+}
+
+const PACKAGE_FILES = ['package.json', 'pyproject.toml', 'requirements.txt', 'setup.py', 'Cargo.toml', 'go.mod', 'pom.xml', 'build.gradle', 'build.gradle.kts', 'Gemfile', 'composer.json', 'mix.exs', 'deno.json', 'CMakeLists.txt', 'Makefile'];
+const CODE_EXT = /\.(ts|tsx|js|jsx|mjs|cjs|py|rb|go|rs|java|kt|swift|c|cc|cpp|h|hpp|cs|php|ex|exs|scala|vue|svelte|dart|lua|sh)$/;
+const SKIP_DIRS = new Set(['node_modules', '.git', '.planning', 'dist', 'build', 'vendor', '.venv', 'venv', 'target', '.next', '.claude', '.codex']);
+
+function hasCode(root: string): boolean {
+  let budget = 400;
+  const walk = (dir: string, depth: number): boolean => {
+    for (const name of listDir(dir)) {
+      if (--budget < 0) return false;
+      if (SKIP_DIRS.has(name) || name.startsWith('.')) continue;
+      const p = path.join(dir, name);
+      if (CODE_EXT.test(name)) return true;
+      if (depth > 0 && isDir(p) && walk(p, depth - 1)) return true;
+    }
+    return false;
+  };
+  return walk(root, 2);
+}
+
+function brownfield(ic: InitContext) {
+  const root = ic.ctx.rootOrCwd;
+  const hasPackage = PACKAGE_FILES.some((f) => exists(path.join(root, f)));
+  const hasExisting = hasCode(root);
+  const mapExists = isDir(path.join(root, '.planning', 'codebase'));
+  const isBrownfield = hasPackage || hasExisting;
+  return {
+    has_existing_code: hasExisting,
+    has_package_file: hasPackage,
+    is_brownfield: isBrownfield,
+    codebase_map_exists: mapExists,
+    needs_codebase_map: isBrownfield && !mapExists,
+    has_git: exists(path.join(root, '.git')),
+    is_monorepo: isMonorepo(root),
+  };
+}
+
+function phaseObject(ic: InitContext, p: { norm: string; number: string; name: string }, checked: Set<string>) {
+  const ctx = ic.ctx;
+  const dir = findPhaseDir(ctx.planning, p.norm);
+  const scan = dir ? scanPhase(dir.dir, p.norm) : null;
+  const ds = diskStatus(scan);
+  const info = phaseInfo(ctx, p.norm, ic.rm);
+  const docs = phaseDocs(info);
+  const vstatus = verificationStatus(docs.VERIFICATION ?? null);
+  const summaries = scan?.live.filter((x) => x.summary).length ?? 0;
+  const status = checked.has(p.norm) || (ds === 'complete' && vstatus === 'passed') ? 'complete' : ds === 'partial' || ds === 'complete' || (ds === 'empty' && !!docs.CONTEXT) ? 'in_progress' : 'pending';
+  let next: string;
+  if (status === 'complete') next = 'none';
+  else if (!scan || scan.live.length === 0) next = docs.CONTEXT ? 'plan-phase' : 'discuss-phase';
+  else if (summaries < scan.live.length) next = 'execute-phase';
+  else if (vstatus !== 'passed') next = 'verify-work';
+  else next = 'complete-phase';
+  const command = next === 'none' ? null : next === 'complete-phase' ? `/gsd-transition ${p.number}` : `/gsd-${next} ${p.number}`;
+  return {
+    number: p.number,
+    name: p.name,
+    directory: dir ? ctx.rel(dir.dir) : null,
+    status,
+    disk_status: ds,
+    plan_count: scan?.live.length ?? 0,
+    summary_count: summaries,
+    has_context: !!docs.CONTEXT,
+    has_research: !!docs.RESEARCH,
+    implementation_complete: ds === 'complete',
+    verification_status: vstatus,
+    verification_passed: vstatus === 'passed',
+    phase_complete: status === 'complete',
+    next_action: next,
+    next_command: command,
+  };
+}
+
+function progressPart(ic: InitContext) {
+  const rm = ic.rm;
+  const checked = new Set((rm?.bullets ?? []).filter((b) => b.checked).map((b) => b.norm));
+  const listed = rm ? countedPhases(rm).map((p) => ({ norm: p.norm, number: p.number, name: p.name })) : [];
+  const onDisk = ic.hasProject ? listPhaseDirs(ic.ctx.planning).filter((d) => !isSentinel(d.number) && !listed.some((l) => l.norm === d.number)) : [];
+  const all = [...listed, ...onDisk.map((d) => ({ norm: d.number, number: displayPhase(d.number), name: d.slug.replace(/-/g, ' ') }))].sort((a, b) => comparePhase(a.norm, b.norm));
+  const phases = all.map((p) => phaseObject(ic, p, checked));
+  const current = phases.find((p) => p.status === 'in_progress') ?? phases.find((p) => p.status === 'pending') ?? null;
+  const next = current ? (phases.slice(phases.indexOf(current) + 1).find((p) => p.status !== 'complete') ?? null) : null;
+  const fm = ic.state?.fm ?? {};
+  return {
+    phases,
+    phase_count: phases.length,
+    completed_count: phases.filter((p) => p.status === 'complete').length,
+    in_progress_count: phases.filter((p) => p.status === 'in_progress').length,
+    current_phase: current,
+    next_phase: next,
+    all_phases_complete: phases.length > 0 && phases.every((p) => p.status === 'complete'),
+    paused_at: typeof fm.paused_at === 'string' ? fm.paused_at : null,
+    has_work_in_progress: phases.some((p) => p.status === 'in_progress'),
+    roadmap_scope: rm?.scope ?? null,
+  };
+}
+
+const PARTS: Record<Part, (ic: InitContext) => Record<string, unknown>> = {
+  phase: (ic) => {
+    const info = ic.info;
+    if (!info) return { phase_found: false, phase_number: null };
+    const found = !!(info.roadmap || info.bulletName || info.dir);
+    return {
+      phase_found: found,
+      phase_in_roadmap: !!(info.roadmap || info.bulletName),
+      phase_dir: ic.rel(info.dir?.dir ?? null),
+      expected_phase_dir: ic.rel(info.expectedDir),
+      phase_number: info.padded,
+      padded_phase: info.padded,
+      phase_display: info.number,
+      phase_name: info.name,
+      phase_slug: info.slug,
+      phase_goal: info.roadmap?.goal ?? null,
+      phase_req_ids: info.roadmap?.requirements ? info.roadmap.requirements.join(', ') : null,
+      phase_mode: info.roadmap?.mode ?? null,
+      phase_status: diskStatus(info.scan),
+      phase_line: info.roadmap ? info.roadmap.line + 1 : null,
+    };
+  },
+  docs: (ic) => {
+    const info = ic.info;
+    const docs = info ? phaseDocs(info) : {};
+    const p = (k: string) => ic.rel(docs[k] ?? null);
+    return {
+      has_context: !!docs.CONTEXT,
+      has_research: !!docs.RESEARCH,
+      has_reviews: !!docs.REVIEWS,
+      has_verification: !!docs.VERIFICATION,
+      has_uat: !!docs.UAT,
+      has_patterns: !!docs.PATTERNS,
+      has_plans: (info?.scan?.live.length ?? 0) > 0,
+      plan_count: info?.scan?.live.length ?? 0,
+      context_path: p('CONTEXT'),
+      research_path: p('RESEARCH'),
+      verification_path: p('VERIFICATION'),
+      uat_path: p('UAT'),
+      reviews_path: p('REVIEWS'),
+      patterns_path: p('PATTERNS'),
+      ui_spec_path: p('UI-SPEC'),
+    };
+  },
+  plans: (ic) => {
+    const phase = ic.inv.args.phase;
+    if (!phase || !ic.info?.dir) return { plans: [], summaries: [], incomplete_plans: [], plan_count: 0, incomplete_count: 0, waves: {}, runnable_plans: [], runnable_count: 0, blocked_by: {}, has_checkpoints: false };
+    const idx = planIndex(ic.ctx, phase);
+    const wave = ic.inv.flags['--wave'];
+    const inWave = typeof wave === 'number' ? new Set(idx.waves[String(wave)] ?? []) : null;
+    const runnable = inWave ? idx.runnable.filter((id) => inWave.has(id)) : idx.runnable;
+    return {
+      plans: idx.plans.map((p) => p.file),
+      summaries: (ic.info.scan?.summaries ?? []).map((s) => path.basename(s)),
+      plan_index: idx.plans,
+      incomplete_plans: idx.incomplete,
+      plan_count: idx.plans.length,
+      incomplete_count: idx.incomplete.length,
+      waves: idx.waves,
+      wave_filter: typeof wave === 'number' ? wave : null,
+      runnable_plans: runnable,
+      runnable_count: runnable.length,
+      blocked_by: idx.blocked_by,
+      has_checkpoints: idx.has_checkpoints,
+    };
+  },
+  'plan-settings': (ic) => ({
+    tdd_mode: ic.flag('--tdd') || ic.wf('tdd_mode') === true,
+    granularity: (ic.inv.flags['--granularity'] as string | undefined) ?? getPath(ic.resolved, 'planning.granularity') ?? ic.resolved.granularity,
+    research_enabled: !ic.flag('--skip-research') && (ic.flag('--research') || ic.wf('research') !== false),
+    plan_checker_enabled: ic.wf('plan_check') !== false,
+    nyquist_validation_enabled: ic.wf('nyquist_validation') !== false,
+    pattern_mapper_enabled: ic.wf('pattern_mapper') !== false,
+    text_mode: ic.wf('text_mode') === true,
+    auto_advance: ic.flag('--auto') || ic.wf('auto_advance') === true,
+    auto_chain_active: ic.wf('_auto_chain_active') === true,
+    discuss_mode: ic.wf('discuss_mode'),
+    mode: ic.resolved.mode,
+  }),
+  'exec-settings': (ic) => {
+    const par = ic.resolved.parallelization;
+    const strategy = getPath(ic.resolved, 'git.branching_strategy');
+    const info = ic.info;
+    const milestone = stateMilestoneSafe(ic);
+    const template = strategy === 'phase' ? getPath(ic.resolved, 'git.phase_branch_template') : strategy === 'milestone' ? getPath(ic.resolved, 'git.milestone_branch_template') : null;
+    const branch = typeof template === 'string'
+      ? template
+          .replace('{phase}', info?.padded ?? '')
+          .replace('{milestone}', milestone ?? '')
+          .replace('{slug}', strategy === 'phase' ? (info?.slug ?? '') : slugify(ic.rm?.current?.name ?? ''))
+      : null;
+    return {
+      tdd_mode: ic.flag('--tdd') || ic.wf('tdd_mode') === true,
+      parallelization: typeof par === 'object' && par !== null ? (par as JsonMap).enabled !== false : par !== false,
+      context_window: ic.resolved.context_window,
+      sub_repos: getPath(ic.resolved, 'planning.sub_repos') ?? [],
+      branching_strategy: strategy,
+      phase_branch_template: getPath(ic.resolved, 'git.phase_branch_template'),
+      milestone_branch_template: getPath(ic.resolved, 'git.milestone_branch_template'),
+      branch_name: branch,
+      verifier_enabled: ic.wf('verifier') !== false,
+      use_worktrees: ic.wf('use_worktrees') !== false,
+      node_repair: ic.wf('node_repair') !== false,
+      node_repair_budget: ic.wf('node_repair_budget'),
+    };
+  },
+  milestone: (ic) => {
+    const cur = ic.rm?.current ?? null;
+    const version = cur?.version ?? stateMilestoneSafe(ic);
+    return {
+      milestone_version: version ?? null,
+      milestone_name: cur?.name ?? null,
+      milestone_slug: cur?.name ? slugify(cur.name) : null,
+      roadmap_scope: ic.rm?.scope ?? null,
+    };
+  },
+  progress: (ic) => progressPart(ic),
+  brownfield: (ic) => brownfield(ic),
+  quick: (ic) => {
+    const desc = ic.inv.args.description ?? '';
+    const quickDir = path.join(ic.ctx.rootOrCwd, '.planning', 'quick');
+    const used = listDir(quickDir).map((n) => Number(/^(\d{1,4})-/.exec(n)?.[1] ?? 0));
+    const id = String((used.length ? Math.max(...used) : 0) + 1).padStart(3, '0');
+    const slug = slugify(desc, 40) || 'task';
+    const tmpl = getPath(ic.resolved, 'git.quick_branch_template');
+    const now = ic.ctx.now();
+    return {
+      quick_id: id,
+      slug,
+      description: desc || null,
+      date: now.toISOString().slice(0, 10),
+      timestamp: now.toISOString(),
+      quick_dir: ic.ctx.rel(quickDir),
+      task_dir: ic.ctx.rel(path.join(quickDir, `${id}-${slug}`)),
+      branch_name: typeof tmpl === 'string' ? tmpl.replace('{id}', id).replace('{slug}', slug) : null,
+      discuss: ic.flag('--discuss'),
+      research: ic.flag('--research'),
+      validate: ic.flag('--validate') || ic.flag('--full'),
+    };
+  },
+  todos: (ic) => {
+    const dir = path.join(ic.ctx.rootOrCwd, '.planning', 'todos', 'pending');
+    const area = ic.inv.args.area;
+    const todos = listDir(dir)
+      .filter((n) => n.endsWith('.md'))
+      .map((n) => {
+        let fm: YamlMap = {};
+        try {
+          fm = readFrontmatter(readTextIfExists(path.join(dir, n)) ?? '', n).data;
+        } catch {
+          fm = {};
+        }
+        return { id: n.slice(0, -3), title: typeof fm.title === 'string' ? fm.title : n.slice(0, -3), area: typeof fm.area === 'string' ? fm.area : null };
+      })
+      .filter((t) => area === undefined || t.area === area);
+    return { todo_count: todos.length, todos, todos_dir: ic.ctx.rel(dir) };
+  },
+  resume: (ic) => {
+    const fm = ic.state?.fm ?? {};
+    const planning = path.join(ic.ctx.rootOrCwd, '.planning');
+    const continueHere = listPhaseDirs(planning).map((d) => path.join(d.dir, '.continue-here.md')).find((p) => exists(p)) ?? null;
+    const handoff = path.join(planning, 'HANDOFF.json');
+    return {
+      stopped_at: typeof fm.stopped_at === 'string' ? fm.stopped_at : null,
+      paused_at: typeof fm.paused_at === 'string' ? fm.paused_at : null,
+      last_activity: typeof fm.last_activity === 'string' ? fm.last_activity : null,
+      status: typeof fm.status === 'string' ? fm.status : null,
+      continue_here_path: continueHere ? ic.ctx.rel(continueHere) : null,
+      has_continue_here: !!continueHere,
+      handoff_path: exists(handoff) ? ic.ctx.rel(handoff) : null,
+    };
+  },
+  archives: (ic) => {
+    const dir = path.join(ic.ctx.rootOrCwd, '.planning', 'milestones');
+    const archived = listDir(dir)
+      .map((n) => /^(v\d+(?:\.\d+)*)-ROADMAP\.md$/.exec(n)?.[1])
+      .filter((v): v is string => !!v);
+    return { archived_milestones: archived, archive_count: archived.length, milestones_dir: ic.ctx.rel(dir) };
+  },
+  manager: (ic) => {
+    const prog = progressPart(ic);
+    const actions = prog.phases.filter((p) => p.next_action !== 'none').map((p) => ({ phase: p.number, action: p.next_action, command: p.next_command }));
+    return { recommended_actions: actions, all_complete: prog.all_phases_complete, waiting_signal: exists(path.join(ic.ctx.rootOrCwd, '.planning', 'WAITING.json')) };
+  },
+  search: (ic) => ({
+    brave_search: !!ic.resolved.brave_search || !!ic.ctx.env.BRAVE_API_KEY,
+    firecrawl: !!ic.resolved.firecrawl || !!ic.ctx.env.FIRECRAWL_API_KEY,
+    exa_search: !!ic.resolved.exa_search || !!ic.ctx.env.EXA_API_KEY,
+  }),
+  verify: (ic) => {
+    const docs = ic.info ? phaseDocs(ic.info) : {};
+    const scan = ic.info?.scan;
+    return {
+      verification_status: verificationStatus(docs.VERIFICATION ?? null),
+      phase_completion: scan ? { plans: scan.live.length, summaries: scan.live.filter((p) => p.summary).length } : null,
+      ui_phase_active: !!docs['UI-SPEC'],
+    };
+  },
+};
+
+function stateMilestoneSafe(ic: InitContext): string | null {
+  if (!ic.hasProject) return null;
+  try {
+    return stateMilestone(ic.ctx);
+  } catch {
+    return null;
+  }
+}
+
+function agentsDir(ctx: Ctx): string {
+  return path.resolve(ctx.coreDir, '..', 'agents');
+}
+
+function agentInstalled(dir: string, agent: string): boolean {
+  return ['.md', '.toml', '.agent.md', '.yaml'].some((ext) => exists(path.join(dir, `${agent}${ext}`)));
+}
+
+const init: Handler = (inv, ctx) => {
+  const workflow = inv.path[1]!;
+  const spec = INIT_TABLE[workflow];
+  if (!spec) throw new CliError('unknown-command', `init ${workflow} has no table row`);
+  const ic = new InitContext(ctx, inv, workflow);
+  const resolved = ic.resolved;
+  const runtime = ctx.env.GSD_RUNTIME ?? (typeof resolved.runtime === 'string' ? resolved.runtime : 'claude');
+  const out: Record<string, unknown> = { workflow };
+  for (const [key, agent] of Object.entries(spec.models)) out[`${key}_model`] = resolveModel(agent, resolved, runtime).model;
+  out.commit_docs = resolved.commit_docs;
+  out.model_profile = resolved.model_profile;
+  for (const part of spec.parts) Object.assign(out, PARTS[part](ic));
+  const root = ctx.maybeRoot;
+  const planning = root ? path.join(root, '.planning') : null;
+  const dir = agentsDir(ctx);
+  const agents = Object.values(spec.models);
+  const dirExists = isDir(dir);
+  const missing = dirExists ? agents.filter((a) => !agentInstalled(dir, a)) : agents;
+  const projectMd = planning ? readTextIfExists(path.join(planning, 'PROJECT.md')) : null;
+  const flagsGiven = Object.entries(inv.flags)
+    .filter(([k, v]) => k.startsWith('--') && v !== false)
+    .map(([k]) => k)
+    .sort();
+  Object.assign(out, {
+    flags: flagsGiven,
+    project_root: root,
+    planning_exists: planning !== null,
+    state_exists: planning ? exists(path.join(planning, 'STATE.md')) : false,
+    roadmap_exists: planning ? exists(path.join(planning, 'ROADMAP.md')) : false,
+    requirements_exists: planning ? exists(path.join(planning, 'REQUIREMENTS.md')) : false,
+    config_exists: ic.cfg.exists,
+    project_exists: projectMd !== null,
+    project_title: projectMd ? (/^#\s+(.+)$/m.exec(projectMd)?.[1]?.trim() ?? null) : null,
+    state_path: '.planning/STATE.md',
+    roadmap_path: '.planning/ROADMAP.md',
+    requirements_path: '.planning/REQUIREMENTS.md',
+    config_path: '.planning/config.json',
+    response_language: resolved.response_language ?? null,
+    project_code: resolved.project_code ?? null,
+    agent_runtime: runtime,
+    agents_dir: dir,
+    agents_installed: dirExists && missing.length === 0,
+    missing_agents: missing,
+    section_manifest: selectSections(ctx.coreDir, workflow, facts(ic)),
+  });
+  return { data: out };
+};
+
+export const handlers: Record<string, Handler> = Object.fromEntries(Object.keys(TABLE.commands.init!.subcommands!).map((wf) => [`init ${wf}`, init]));
+

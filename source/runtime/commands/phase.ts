@@ -1,0 +1,372 @@
+// phase find | plan-index | next-decimal | add | insert | remove | complete
+import fs from 'node:fs';
+import path from 'node:path';
+import { str, bool } from '../cli/parse.ts';
+import type { Ctx } from '../core/context.ts';
+import { CliError, refused } from '../core/errors.ts';
+import { readText, readTextIfExists, writeSet } from '../core/fs.ts';
+import { withLock } from '../core/lock.ts';
+import { deletePhase, insertPhase, renumberPhases, setBulletChecked, tickPlans, upsertProgressRow } from '../planning/roadmap-edit.ts';
+import { countedPhases, parseRoadmap } from '../planning/roadmap.ts';
+import {
+  comparePhase,
+  displayPhase,
+  formatPhase,
+  isSentinel,
+  listPhaseDirs,
+  normalizePhase,
+  parsePhaseId,
+  phaseFile,
+  phasesDir,
+  scanPhase,
+  slugify,
+} from '../planning/phases.ts';
+import { phaseInfo, roadmapFor, verificationStatus } from '../planning/phase-info.ts';
+import { markRequirements } from '../planning/requirements.ts';
+import { mutateState, setField, statePath } from '../planning/state.ts';
+import { findField } from '../md/body.ts';
+import { requireRoadmap } from './roadmap.ts';
+import type { Handler } from '../main.ts';
+
+const find: Handler = (inv, ctx) => {
+  const info = phaseInfo(ctx, inv.args.phase!);
+  if (!info.dir || !info.scan) {
+    return {
+      data: {
+        found: false,
+        directory: null,
+        phase_number: info.padded,
+        phase_name: info.name,
+        plans: [],
+        summaries: [],
+        plan_count: 0,
+        summary_count: 0,
+        plan_count_all: 0,
+        searched_directories: listPhaseDirs(ctx.planning).map((d) => ctx.rel(d.dir)),
+      },
+    };
+  }
+  return {
+    data: {
+      found: true,
+      directory: ctx.rel(info.dir.dir),
+      phase_number: info.padded,
+      phase_name: info.name,
+      plans: info.scan.live.map((p) => path.basename(p.file)),
+      summaries: info.scan.summaries.map((s) => path.basename(s)),
+      plan_count: info.scan.live.length,
+      summary_count: info.scan.live.filter((p) => p.summary).length,
+      plan_count_all: info.scan.plans.length,
+    },
+    raw: ctx.rel(info.dir.dir),
+  };
+};
+
+function asList(v: unknown): string[] {
+  if (Array.isArray(v)) return v.map((x) => String(x));
+  if (v === null || v === undefined || v === '') return [];
+  return String(v)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+export function planIndex(ctx: Ctx, phase: string) {
+  const info = phaseInfo(ctx, phase);
+  const plans = (info.scan?.live ?? []).map((p) => {
+    const text = readTextIfExists(p.file) ?? '';
+    const fm = p.frontmatter;
+    const objective = /<objective>\s*([\s\S]*?)\s*<\/objective>/.exec(text)?.[1]?.split('\n')[0]?.trim() ?? null;
+    const tasks = [...text.matchAll(/<task\b([^>]*)>/g)];
+    const waveNum = Number(fm.wave);
+    return {
+      id: p.id,
+      file: path.basename(p.file),
+      wave: Number.isInteger(waveNum) && waveNum > 0 ? waveNum : 1,
+      depends_on: asList(fm.depends_on).map((d) => (/^\d+$/.test(d) ? `${info.padded}-${d.padStart(2, '0')}` : d)),
+      autonomous: fm.autonomous !== false && fm.autonomous !== 'false',
+      objective,
+      files_modified: asList(fm.files_modified),
+      files_deleted: asList(fm.files_deleted),
+      agent_hint: typeof fm.agent_hint === 'string' ? fm.agent_hint : null,
+      task_count: tasks.length,
+      has_checkpoint: tasks.some((t) => /type\s*=\s*"checkpoint/.test(t[1]!)),
+      has_summary: !!p.summary,
+      ...(p.error ? { frontmatter_error: p.error } : {}),
+    };
+  });
+  const done = new Set(plans.filter((p) => p.has_summary).map((p) => p.id));
+  const waves: Record<string, string[]> = {};
+  for (const p of [...plans].sort((a, b) => a.wave - b.wave)) (waves[String(p.wave)] ??= []).push(p.id);
+  const incomplete = plans.filter((p) => !p.has_summary);
+  const blocked: Record<string, string[]> = {};
+  const runnable: string[] = [];
+  for (const p of incomplete) {
+    const waiting = p.depends_on.filter((d) => !done.has(d));
+    if (waiting.length) blocked[p.id] = waiting;
+    else runnable.push(p.id);
+  }
+  return {
+    phase: info.padded,
+    directory: info.dir ? ctx.rel(info.dir.dir) : null,
+    plans,
+    waves,
+    incomplete: incomplete.map((p) => p.id),
+    runnable,
+    blocked_by: blocked,
+    has_checkpoints: plans.some((p) => p.has_checkpoint),
+  };
+}
+
+const planIndexCmd: Handler = (inv, ctx) => ({ data: planIndex(ctx, inv.args.phase!) });
+
+/** Every phase number known from the roadmap (whole file) and the disk. */
+function knownPhases(ctx: Ctx): string[] {
+  const rm = roadmapFor(ctx);
+  const set = new Set<string>(listPhaseDirs(ctx.planning).map((d) => d.number));
+  for (const p of rm?.allPhases ?? []) set.add(p.norm);
+  for (const b of rm?.bullets ?? []) set.add(b.norm);
+  return [...set].sort(comparePhase);
+}
+
+function nextDecimal(ctx: Ctx, base: string): { next: string; existing: string[] } {
+  const id = parsePhaseId(base)!;
+  const existing = knownPhases(ctx).filter((n) => {
+    const x = parsePhaseId(n)!;
+    return x.int === id.int && x.letter === id.letter && x.decimals.length === id.decimals.length + 1 && x.decimals.slice(0, -1).join('.') === id.decimals.join('.');
+  });
+  const max = existing.reduce((m, n) => Math.max(m, parsePhaseId(n)!.decimals.at(-1)!), 0);
+  return { next: formatPhase({ ...id, decimals: [...id.decimals, max + 1] }), existing };
+}
+
+const nextDecimalCmd: Handler = (inv, ctx) => {
+  const base = normalizePhase(inv.args.phase!);
+  const { next, existing } = nextDecimal(ctx, base);
+  return { data: { found: knownPhases(ctx).includes(base), base_phase: base, next, existing }, raw: next };
+};
+
+function roadmapFile(ctx: Ctx): string {
+  return path.join(ctx.planning, 'ROADMAP.md');
+}
+
+function createPhase(ctx: Ctx, number: string, description: string, tag?: string) {
+  const file = roadmapFile(ctx);
+  const rel = ctx.rel(file);
+  const before = readText(file);
+  const name = description.trim().replace(/\s+/g, ' ');
+  if (name === '') throw new CliError('invalid-args', 'phase description is empty');
+  const slug = slugify(name) || 'phase';
+  const padded = normalizePhase(number);
+  const dir = path.join(phasesDir(ctx.planning), `${padded}-${slug}`);
+  if (knownPhases(ctx).includes(padded)) throw refused(`phase ${displayPhase(number)} already exists`);
+  const prev = countedPhases(parseRoadmap(before, rel)).filter((p) => comparePhase(p.norm, padded) < 0).pop();
+  const after = insertPhase(before, rel, { number, name, tag, dependsOn: prev ? `Phase ${prev.number}` : 'Nothing' });
+  writeSet([{ file, before, after }]);
+  fs.mkdirSync(dir, { recursive: true });
+  return { phase_number: displayPhase(number), padded, name, slug, directory: ctx.rel(dir) };
+}
+
+const add: Handler = (inv, ctx) =>
+  withLock(ctx.planningPath('.lock'), () => {
+    requireRoadmap(ctx);
+    const explicit = str(inv, '--id');
+    let number: string;
+    if (explicit) number = displayPhase(explicit);
+    else {
+      const ints = knownPhases(ctx).filter((n) => !isSentinel(n)).map((n) => parsePhaseId(n)!.int);
+      number = String((ints.length ? Math.max(...ints) : 0) + 1);
+    }
+    const r = createPhase(ctx, number, inv.args.description!);
+    return { data: { ...r, naming_mode: explicit ? 'explicit' : 'sequential' }, raw: r.phase_number };
+  });
+
+const insert: Handler = (inv, ctx) =>
+  withLock(ctx.planningPath('.lock'), () => {
+    const rm = requireRoadmap(ctx);
+    const after = normalizePhase(inv.args.after!);
+    if (!rm.allPhases.some((p) => p.norm === after) && !rm.bullets.some((b) => b.norm === after)) {
+      throw new CliError('not-found', `${ctx.rel(roadmapFile(ctx))}: phase ${displayPhase(after)} is not in the roadmap`);
+    }
+    const { next } = nextDecimal(ctx, after);
+    const r = createPhase(ctx, displayPhase(next), inv.args.description!, 'INSERTED');
+    return { data: { ...r, after_phase: displayPhase(after) }, raw: r.phase_number };
+  });
+
+const remove: Handler = (inv, ctx) =>
+  withLock(ctx.planningPath('.lock'), () =>
+    withLock(`${statePath(ctx)}.lock`, () => {
+      const file = roadmapFile(ctx);
+      const rel = ctx.rel(file);
+      requireRoadmap(ctx);
+      const target = normalizePhase(inv.args.phase!);
+      const tid = parsePhaseId(target)!;
+      const info = phaseInfo(ctx, target);
+      if (!info.roadmap && !info.bulletName && !info.dir) throw new CliError('not-found', `phase ${displayPhase(target)} is not in the roadmap or on disk`);
+      const executed = info.scan?.plans.filter((p) => p.summary).length ?? 0;
+      if (executed && !bool(inv, '--force')) {
+        throw refused(`phase ${displayPhase(target)} has ${executed} plan summar${executed === 1 ? 'y' : 'ies'}; pass --force to remove it anyway`);
+      }
+      // Later phases move down by one: integers for an integer phase, siblings for a decimal one.
+      const mapping = new Map<string, string>();
+      for (const n of knownPhases(ctx)) {
+        const x = parsePhaseId(n)!;
+        if (isSentinel(n) || comparePhase(n, target) <= 0) continue;
+        if (tid.decimals.length === 0 && x.int > tid.int && x.letter === '' && tid.letter === '') mapping.set(n, formatPhase({ ...x, int: x.int - 1 }));
+        else if (tid.decimals.length > 0 && x.int === tid.int && x.letter === tid.letter && x.decimals.length === tid.decimals.length &&
+          x.decimals.slice(0, -1).join('.') === tid.decimals.slice(0, -1).join('.')) {
+          mapping.set(n, formatPhase({ ...x, decimals: [...x.decimals.slice(0, -1), x.decimals.at(-1)! - 1] }));
+        }
+      }
+      const before = readText(file);
+      let after = deletePhase(before, rel, target);
+      after = renumberPhases(after, rel, mapping);
+      // Directories: delete the removed one, then rename the later ones in ascending order.
+      const renamedDirs: { from: string; to: string }[] = [];
+      const renamedFiles: { from: string; to: string }[] = [];
+      const collisions: string[] = [];
+      const stateFile = statePath(ctx);
+      const stateBefore = readTextIfExists(stateFile);
+      writeSet([{ file, before, after }]);
+      let directoryDeleted = false;
+      if (info.dir) {
+        fs.rmSync(info.dir.dir, { recursive: true, force: true });
+        directoryDeleted = true;
+      }
+      for (const d of listPhaseDirs(ctx.planning).sort((a, b) => comparePhase(a.number, b.number))) {
+        const to = mapping.get(d.number);
+        if (!to) continue;
+        const newName = `${to}${d.slug ? `-${d.slug}` : ''}`;
+        const dest = path.join(phasesDir(ctx.planning), newName);
+        if (fs.existsSync(dest)) {
+          collisions.push(ctx.rel(dest));
+          continue;
+        }
+        fs.renameSync(d.dir, dest);
+        renamedDirs.push({ from: ctx.rel(d.dir), to: ctx.rel(dest) });
+        for (const f of fs.readdirSync(dest).sort()) {
+          if (!f.startsWith(`${d.number}-`)) continue;
+          const nf = `${to}-${f.slice(d.number.length + 1)}`;
+          if (fs.existsSync(path.join(dest, nf))) {
+            collisions.push(ctx.rel(path.join(dest, nf)));
+            continue;
+          }
+          fs.renameSync(path.join(dest, f), path.join(dest, nf));
+          renamedFiles.push({ from: f, to: nf });
+        }
+      }
+      let stateUpdated = false;
+      if (stateBefore !== null) {
+        // Rewrite "Phase: X of Y" with the new numbering and one fewer phase.
+        const r2 = mutateState(ctx, (body) => {
+          const f = findField(body.lines, 'Phase');
+          const m = f ? /^(\S+)(\s+of\s+)(\d+)(.*)$/.exec(f.value) : null;
+          if (!f || !m) return false;
+          const moved = mapping.get(normalizePhase(m[1]!));
+          const total = Math.max(0, Number(m[3]) - (isSentinel(target) ? 0 : 1));
+          setField(body, 'Phase', `${moved ? displayPhase(moved) : m[1]}${m[2]}${total}${m[4]}`);
+          return true;
+        });
+        stateUpdated = r2.written;
+      }
+      return {
+        data: {
+          removed: displayPhase(target),
+          directory_deleted: directoryDeleted,
+          renamed_directories: renamedDirs,
+          renamed_files: renamedFiles,
+          renamed_file_collisions: collisions,
+          renumbered: Object.fromEntries([...mapping].map(([a, b]) => [displayPhase(a), displayPhase(b)])),
+          roadmap_updated: after !== before,
+          state_updated: stateUpdated,
+        },
+      };
+    }),
+  );
+
+const complete: Handler = (inv, ctx) =>
+  withLock(ctx.planningPath('.lock'), () => {
+    const file = roadmapFile(ctx);
+    const rel = ctx.rel(file);
+    const rm = requireRoadmap(ctx);
+    const info = phaseInfo(ctx, inv.args.phase!, rm);
+    if (!info.roadmap && !info.bulletName) throw new CliError('not-found', `${rel}: phase ${info.number} is not in the roadmap`);
+    if (!info.dir || !info.scan) throw refused(`phase ${info.number} has no directory under .planning/phases/`);
+    const missing = info.scan.live.filter((p) => !p.summary).map((p) => p.id);
+    if (info.scan.live.length === 0) throw refused(`phase ${info.number} has no plans`);
+    if (missing.length) throw refused(`phase ${info.number}: plans without a SUMMARY: ${missing.join(', ')}; run /gsd-execute-phase ${info.number}`, { missing_summaries: missing });
+    const vfile = phaseFile(info.dir.dir, 'VERIFICATION');
+    const vstatus = verificationStatus(vfile);
+    if (vstatus !== 'passed') {
+      throw refused(`phase ${info.number}: verification is ${vstatus} (VERIFICATION.md needs status: passed); run /gsd-verify-work ${info.number}`, { verification_status: vstatus });
+    }
+    const today = ctx.today();
+    const plansExecuted = `${info.scan.live.length}/${info.scan.live.length}`;
+    const roadmapBefore = readText(file);
+    let roadmapAfter = setBulletChecked(roadmapBefore, rel, info.padded, true);
+    roadmapAfter = tickPlans(roadmapAfter, rel, info.padded, info.scan.live.map((p) => p.id));
+    roadmapAfter = upsertProgressRow(roadmapAfter, rel, info.padded, { name: info.name ?? '', plans: plansExecuted, status: 'Complete', completed: today });
+    const reqFile = path.join(ctx.planning, 'REQUIREMENTS.md');
+    const reqBefore = readTextIfExists(reqFile);
+    const reqIds = info.roadmap?.requirements ?? [];
+    const req = reqBefore !== null && reqIds.length ? markRequirements(reqBefore, reqIds) : null;
+    const ordered = countedPhases(rm);
+    const idx = ordered.findIndex((p) => p.norm === info.padded);
+    const next = idx >= 0 ? (ordered[idx + 1] ?? null) : null;
+    const warnings: string[] = [];
+    if (req?.not_found.length) warnings.push(`requirements not found in REQUIREMENTS.md: ${req.not_found.join(', ')}`);
+    return withLock(`${statePath(ctx)}.lock`, () => {
+      writeSet([
+        { file, before: roadmapBefore, after: roadmapAfter },
+        ...(req && reqBefore !== null ? [{ file: reqFile, before: reqBefore, after: req.text }] : []),
+      ]);
+      let stateUpdated = false;
+      if (readTextIfExists(statePath(ctx)) !== null) {
+        try {
+          const r = mutateState(ctx, (body) => {
+            const total = ordered.length;
+            if (next) {
+              setField(body, 'Phase', `${next.number} of ${total} (${next.name})`);
+              setField(body, 'Plan', 'Not started');
+              setField(body, 'Status', 'Ready to plan');
+            } else setField(body, 'Status', 'All phases complete');
+            setField(body, 'Last activity', `${today} — Phase ${info.number} complete`);
+          });
+          stateUpdated = r.written;
+        } catch (error) {
+          // Put ROADMAP and REQUIREMENTS back: the three files change together or not at all.
+          writeSet([
+            { file, before: roadmapAfter, after: roadmapBefore },
+            ...(req && reqBefore !== null ? [{ file: reqFile, before: req.text, after: reqBefore }] : []),
+          ]);
+          throw error;
+        }
+      }
+      return {
+        data: {
+          completed_phase: info.number,
+          phase_name: info.name,
+          plans_executed: plansExecuted,
+          next_phase: next ? next.number : null,
+          next_phase_name: next ? next.name : null,
+          is_last_phase: !next,
+          date: today,
+          roadmap_updated: roadmapAfter !== roadmapBefore,
+          state_updated: stateUpdated,
+          requirements_updated: !!req && req.text !== reqBefore,
+          requirements_marked: req?.marked_complete ?? [],
+          warnings,
+          has_warnings: warnings.length > 0,
+        },
+      };
+    });
+  });
+
+export const handlers: Record<string, Handler> = {
+  'phase find': find,
+  'phase plan-index': planIndexCmd,
+  'phase next-decimal': nextDecimalCmd,
+  'phase add': add,
+  'phase insert': insert,
+  'phase remove': remove,
+  'phase complete': complete,
+};

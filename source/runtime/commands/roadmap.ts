@@ -1,0 +1,137 @@
+// roadmap get-phase | analyze | update-plan-progress
+import path from 'node:path';
+import type { Ctx } from '../core/context.ts';
+import { CliError } from '../core/errors.ts';
+import { readText, writeAtomic } from '../core/fs.ts';
+import { withLock } from '../core/lock.ts';
+import { countedPhases, parseRoadmap, sectionText, type Roadmap } from '../planning/roadmap.ts';
+import { tickPlans, upsertProgressRow } from '../planning/roadmap-edit.ts';
+import { diskStatus, displayPhase, findPhaseDir, isSentinel, listPhaseDirs, phaseFile, scanPhase } from '../planning/phases.ts';
+import { phaseInfo, roadmapFor, stateMilestone } from '../planning/phase-info.ts';
+import type { Handler } from '../main.ts';
+
+export function requireRoadmap(ctx: Ctx): Roadmap {
+  const rm = roadmapFor(ctx);
+  if (!rm) throw new CliError('not-found', `${ctx.rel(path.join(ctx.planning, 'ROADMAP.md'))} does not exist`);
+  return rm;
+}
+
+const getPhase: Handler = (inv, ctx) => {
+  const phase = inv.args.phase!;
+  const rm = requireRoadmap(ctx);
+  const info = phaseInfo(ctx, phase, rm);
+  const p = info.roadmap;
+  if (!p && !info.bulletName) return { data: { found: false, phase_number: displayPhase(phase) } };
+  return {
+    data: {
+      found: true,
+      phase_number: displayPhase(phase),
+      phase_name: info.name,
+      goal: p?.goal ?? null,
+      mode: p?.mode ?? null,
+      depends_on: p?.dependsOn ?? null,
+      requirements: p?.requirements ?? null,
+      success_criteria: p?.successCriteria ?? [],
+      plans: p?.plansText ?? null,
+      section: p ? sectionText(rm, p) : null,
+      line: p ? p.line + 1 : null,
+    },
+  };
+};
+
+export function analyzeRoadmap(ctx: Ctx, rm: Roadmap) {
+  const checked = new Set(rm.bullets.filter((b) => b.checked).map((b) => b.norm));
+  const rowComplete = new Set((rm.progress?.rows ?? []).filter((r) => r.norm && /complete/i.test(r.cells[rm.progress!.col.status] ?? '')).map((r) => r.norm!));
+  const dirs = listPhaseDirs(ctx.planning);
+  const phases = countedPhases(rm).map((p) => {
+    const dir = findPhaseDir(ctx.planning, p.norm, dirs);
+    const scan = dir ? scanPhase(dir.dir, p.norm) : null;
+    return {
+      number: p.number,
+      name: p.name,
+      goal: p.goal,
+      mode: p.mode,
+      depends_on: p.dependsOn,
+      requirements: p.requirements,
+      directory: dir ? ctx.rel(dir.dir) : null,
+      plan_count: scan?.live.length ?? 0,
+      summary_count: scan?.live.filter((x) => x.summary).length ?? 0,
+      has_context: !!(dir && phaseFile(dir.dir, 'CONTEXT')),
+      has_research: !!(dir && phaseFile(dir.dir, 'RESEARCH')),
+      disk_status: diskStatus(scan),
+      roadmap_complete: checked.has(p.norm) || rowComplete.has(p.norm),
+    };
+  });
+  const complete = (x: (typeof phases)[number]) => x.roadmap_complete || x.disk_status === 'complete';
+  const totalPlans = phases.reduce((n, x) => n + x.plan_count, 0);
+  const totalSummaries = phases.reduce((n, x) => n + x.summary_count, 0);
+  const completed = phases.filter(complete).length;
+  const current = phases.find((x) => !complete(x)) ?? null;
+  const next = current ? (phases[phases.indexOf(current) + 1] ?? null) : null;
+  const withSection = new Set(rm.phases.map((p) => p.norm));
+  return {
+    milestones: rm.milestones.map((m) => ({ version: m.version, name: m.name, status: m.status, line: m.line + 1 })),
+    current_milestone: rm.current ? rm.current.version : null,
+    phases,
+    phase_count: phases.length,
+    completed_phases: completed,
+    total_plans: totalPlans,
+    total_summaries: totalSummaries,
+    progress_percent: phases.length ? Math.floor((completed / phases.length) * 100) : 0,
+    plan_percent: totalPlans ? Math.floor((totalSummaries / totalPlans) * 100) : 0,
+    current_phase: current ? current.number : null,
+    next_phase: next ? next.number : null,
+    missing_phase_details: rm.bullets.filter((b) => !withSection.has(b.norm) && !isSentinel(b.norm)).map((b) => b.number),
+    scope: rm.scope,
+  };
+}
+
+const analyze: Handler = (_inv, ctx) => ({ data: analyzeRoadmap(ctx, requireRoadmap(ctx)) });
+
+export function phaseRowStatus(planCount: number, summaryCount: number): string {
+  if (planCount === 0) return 'Not started';
+  if (summaryCount >= planCount) return 'Complete';
+  return summaryCount === 0 ? 'Planned' : 'In progress';
+}
+
+const updatePlanProgress: Handler = (inv, ctx) => {
+  const phase = inv.args.phase!;
+  return withLock(ctx.planningPath('.lock'), () => {
+    const file = path.join(ctx.planning, 'ROADMAP.md');
+    const rel = ctx.rel(file);
+    const rm = requireRoadmap(ctx);
+    const info = phaseInfo(ctx, phase, rm);
+    if (!info.roadmap && !info.bulletName) throw new CliError('not-found', `${rel}: phase ${displayPhase(phase)} is not in the roadmap`);
+    const scan = info.dir ? scanPhase(info.dir.dir, info.padded) : null;
+    const plans = scan?.live.length ?? 0;
+    const summaries = scan?.live.filter((p) => p.summary).length ?? 0;
+    const status = phaseRowStatus(plans, summaries);
+    const complete = status === 'Complete';
+    if (!rm.progress) return { data: { updated: false, reason: 'no_progress_table', phase: info.number, plan_count: plans, summary_count: summaries, status, complete } };
+    const before = readText(file);
+    let after = upsertProgressRow(before, rel, phase, {
+      name: info.name ?? '',
+      plans: `${summaries}/${plans}`,
+      status,
+      completed: complete ? ctx.today() : '-',
+    });
+    if (scan) after = tickPlans(after, rel, phase, scan.live.filter((p) => p.summary).map((p) => p.id));
+    // Keep an existing completion date when the row was already complete.
+    const prior = rm.progress.rows.find((r) => r.norm === info.padded);
+    if (complete && prior && /complete/i.test(prior.cells[rm.progress.col.status] ?? '') && rm.progress.col.completed >= 0) {
+      const date = prior.cells[rm.progress.col.completed];
+      if (date && date !== '-') after = upsertProgressRow(after, rel, phase, { name: info.name ?? '', plans: `${summaries}/${plans}`, status, completed: date });
+    }
+    const updated = after !== before;
+    if (updated) writeAtomic(file, after);
+    return { data: { updated, phase: info.number, plan_count: plans, summary_count: summaries, status, complete } };
+  });
+};
+
+export const handlers: Record<string, Handler> = {
+  'roadmap get-phase': getPhase,
+  'roadmap analyze': analyze,
+  'roadmap update-plan-progress': updatePlanProgress,
+};
+
+export { parseRoadmap, stateMilestone };

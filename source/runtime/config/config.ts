@@ -1,0 +1,274 @@
+// .planning/config.json: load, validate, resolve defaults, read and write keys.
+// The schema (schemas/config.schema.json) is the one source of key names,
+// types and defaults; this module derives everything from it.
+import path from 'node:path';
+import schemaJson from '../../../schemas/config.schema.json' with { type: 'json' };
+import type { Ctx } from '../core/context.ts';
+import { CliError, FileFormatError } from '../core/errors.ts';
+import { readTextIfExists } from '../core/fs.ts';
+import { isForbiddenKey, lineOfPointer, parseJson } from '../core/json.ts';
+import { validateConfigShape, type AjvError } from './validate-shape.ts';
+
+export type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
+export type JsonMap = { [k: string]: Json };
+
+interface SchemaNode {
+  type?: string | string[];
+  properties?: Record<string, SchemaNode>;
+  additionalProperties?: boolean | SchemaNode;
+  oneOf?: SchemaNode[];
+  enum?: unknown[];
+  default?: Json;
+}
+
+const schema = schemaJson as unknown as SchemaNode;
+
+export const SECRET_KEYS = ['brave_search', 'firecrawl', 'exa_search', 'tavily_search', 'ref_search', 'perplexity', 'jina'];
+
+function isMap(v: unknown): v is JsonMap {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function defaultsOf(node: SchemaNode): Json | undefined {
+  if (node.default !== undefined) return structuredClone(node.default);
+  if (node.properties) {
+    const out: JsonMap = {};
+    for (const [k, sub] of Object.entries(node.properties)) {
+      const d = defaultsOf(sub);
+      if (d !== undefined) out[k] = d;
+    }
+    return out;
+  }
+  return undefined;
+}
+
+let defaultsCache: JsonMap | undefined;
+/** The default configuration, derived from the schema's `default` keywords. */
+export function configDefaults(): JsonMap {
+  defaultsCache ??= defaultsOf(schema) as JsonMap;
+  return structuredClone(defaultsCache);
+}
+
+export function deepMerge(base: Json, over: Json): Json {
+  if (!isMap(base) || !isMap(over)) return structuredClone(over);
+  const out: JsonMap = { ...base };
+  for (const [k, v] of Object.entries(over)) out[k] = k in base ? deepMerge(base[k]!, v) : structuredClone(v);
+  return out;
+}
+
+/** The schema node for a dotted key, or null when the schema does not allow it. */
+export function schemaFor(key: string): SchemaNode | null {
+  let node: SchemaNode | undefined = schema;
+  for (const part of key.split('.')) {
+    if (!node) return null;
+    if (part === '' || isForbiddenKey(part)) return null;
+    const candidates: SchemaNode[] = node.oneOf ? node.oneOf : [node];
+    let next: SchemaNode | undefined;
+    for (const c of candidates) {
+      if (c.properties && Object.prototype.hasOwnProperty.call(c.properties, part)) next = c.properties[part];
+      else if (c.additionalProperties === true) next = {};
+      else if (isMap(c.additionalProperties)) next = c.additionalProperties as SchemaNode;
+      if (next) break;
+    }
+    node = next;
+  }
+  return node ?? null;
+}
+
+/** Every static dotted key in the schema (for messages and docs). */
+export function knownKeys(node: SchemaNode = schema, prefix = ''): string[] {
+  const out: string[] = [];
+  const nodes = node.oneOf ?? [node];
+  for (const n of nodes) {
+    for (const [k, sub] of Object.entries(n.properties ?? {})) {
+      const key = prefix ? `${prefix}.${k}` : k;
+      if (k === '$schema') continue;
+      out.push(key);
+      if (sub.properties || sub.oneOf) out.push(...knownKeys(sub, key));
+    }
+  }
+  return [...new Set(out)];
+}
+
+export interface LoadedConfig {
+  path: string;
+  exists: boolean;
+  /** The file as written (empty object when absent). */
+  file: JsonMap;
+  /** Defaults with the file merged over them. */
+  resolved: JsonMap;
+  text: string | null;
+}
+
+function describe(e: AjvError): string {
+  const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '(top level)';
+  if (e.keyword === 'enum') return `${where}: must be one of ${JSON.stringify((e.params as { allowedValues?: unknown[] }).allowedValues)}`;
+  return `${where}: ${e.message ?? e.keyword}`;
+}
+
+/**
+ * Check a parsed config. Unknown keys are warnings (returned); any other
+ * schema violation is an error naming the file and line of the bad key.
+ */
+export function checkConfig(data: unknown, text: string, file: string): string[] {
+  if (!isMap(data)) throw new FileFormatError(file, 1, 'config must be a JSON object');
+  if (validateConfigShape(data)) return [];
+  const warnings: string[] = [];
+  const errors: { line: number | undefined; text: string }[] = [];
+  for (const e of validateConfigShape.errors ?? []) {
+    if (e.keyword === 'additionalProperties') {
+      const extra = String((e.params as { additionalProperty?: string }).additionalProperty);
+      const pointer = `${e.instancePath}/${extra}`;
+      const key = pointer.slice(1).replace(/\//g, '.');
+      const line = lineOfPointer(text, pointer);
+      warnings.push(`${file}${line ? `:${line}` : ''}: unknown config key "${key}" (ignored)`);
+    } else if (e.keyword === 'oneOf' || e.keyword === 'if') {
+      continue; // the branch errors explain it better
+    } else {
+      errors.push({ line: lineOfPointer(text, e.instancePath), text: describe(e) });
+    }
+  }
+  if (errors.length === 0 && warnings.length === 0) {
+    // Only oneOf failures: report the key itself.
+    const e = validateConfigShape.errors?.[0];
+    if (e) errors.push({ line: lineOfPointer(text, e.instancePath), text: describe(e) });
+  }
+  if (errors.length) {
+    const first = errors[0]!;
+    const more = errors.length > 1 ? ` (and ${errors.length - 1} more: ${errors.slice(1).map((x) => x.text).join('; ')})` : '';
+    throw new FileFormatError(file, first.line, `${first.text}${more}`);
+  }
+  return warnings;
+}
+
+export function configPath(ctx: Ctx): string {
+  return path.join(ctx.planning, 'config.json');
+}
+
+const cache = new WeakMap<Ctx, LoadedConfig>();
+
+/** Load and validate the project's config; cached per invocation. */
+export function loadConfig(ctx: Ctx, opts: { optionalProject?: boolean } = {}): LoadedConfig {
+  const hit = cache.get(ctx);
+  if (hit) return hit;
+  const root = opts.optionalProject ? ctx.maybeRoot : ctx.root;
+  const file = root ? path.join(root, '.planning', 'config.json') : path.join(ctx.cwd, '.planning', 'config.json');
+  const label = ctx.rel(file);
+  const text = root ? readTextIfExists(file) : null;
+  let data: JsonMap = {};
+  if (text !== null) {
+    let parsed: unknown;
+    try {
+      parsed = parseJson(text, label);
+    } catch (error) {
+      if (error instanceof CliError) throw new CliError('failed', error.message);
+      throw error;
+    }
+    for (const w of checkConfig(parsed, text, label)) ctx.warn(w);
+    data = parsed as JsonMap;
+  }
+  const resolved = deepMerge(configDefaults(), data) as JsonMap;
+  applyFlatAliases(resolved, data, root);
+  const loaded: LoadedConfig = { path: file, exists: text !== null, file: data, resolved, text };
+  cache.set(ctx, loaded);
+  return loaded;
+}
+
+export function forgetConfig(ctx: Ctx): void {
+  cache.delete(ctx);
+}
+
+function planningIgnored(root: string | null): boolean {
+  if (!root) return false;
+  const gi = readTextIfExists(path.join(root, '.gitignore'));
+  if (!gi) return false;
+  return gi.split(/\r?\n/).some((l) => /^\/?\.planning\/?\s*$/.test(l.trim()));
+}
+
+/** Flat top-level keys (commit_docs, search_gitignored) win over their nested homes. */
+function applyFlatAliases(resolved: JsonMap, file: JsonMap, root: string | null): void {
+  const planning = resolved.planning as JsonMap;
+  const filePlanning = isMap(file.planning) ? file.planning : {};
+  if (typeof file.commit_docs === 'boolean') planning.commit_docs = file.commit_docs;
+  else if (filePlanning.commit_docs === undefined && planningIgnored(root)) planning.commit_docs = false;
+  if (typeof file.search_gitignored === 'boolean') planning.search_gitignored = file.search_gitignored;
+  resolved.commit_docs = planning.commit_docs ?? true;
+  resolved.search_gitignored = planning.search_gitignored ?? false;
+}
+
+/** Own-property walk of a dotted path; undefined when any step is missing. */
+export function getPath(obj: Json, key: string): Json | undefined {
+  let cur: Json | undefined = obj;
+  for (const part of key.split('.')) {
+    if (!isMap(cur) || !Object.prototype.hasOwnProperty.call(cur, part)) return undefined;
+    cur = cur[part];
+  }
+  return cur;
+}
+
+export function maskSecret(key: string, value: Json): Json {
+  if (!SECRET_KEYS.includes(key) || typeof value !== 'string') return value;
+  if (value === '') return '(unset)';
+  return value.length < 8 ? '****' : `****${value.slice(-4)}`;
+}
+
+/** Coerce a command-line value: booleans, null, finite numbers, JSON objects/arrays, else string. */
+export function coerceValue(raw: string, label: string): Json {
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  if (raw === 'null') return null;
+  if (/^-?\d+(\.\d+)?$/.test(raw) && Number.isFinite(Number(raw))) return Number(raw);
+  if (/^\s*[[{]/.test(raw)) return parseJson(raw, label) as Json;
+  return raw;
+}
+
+export function setPath(obj: JsonMap, key: string, value: Json | undefined): void {
+  const parts = key.split('.');
+  let cur: JsonMap = obj;
+  for (const part of parts.slice(0, -1)) {
+    if (isForbiddenKey(part)) throw new CliError('refused', `config key segment "${part}" is not allowed`);
+    const next = cur[part];
+    if (!isMap(next)) {
+      if (value === undefined) return;
+      cur[part] = {};
+    }
+    cur = cur[part] as JsonMap;
+  }
+  const last = parts[parts.length - 1]!;
+  if (isForbiddenKey(last)) throw new CliError('refused', `config key segment "${last}" is not allowed`);
+  if (value === undefined) delete cur[last];
+  else cur[last] = value;
+}
+
+/** Flat projection of the resolved config, the shape `state load` returns. */
+export function flatConfig(resolved: JsonMap): JsonMap {
+  const wf = (isMap(resolved.workflow) ? resolved.workflow : {}) as JsonMap;
+  const git = (isMap(resolved.git) ? resolved.git : {}) as JsonMap;
+  const planning = (isMap(resolved.planning) ? resolved.planning : {}) as JsonMap;
+  const par = resolved.parallelization;
+  return {
+    model_profile: resolved.model_profile ?? 'balanced',
+    commit_docs: resolved.commit_docs ?? true,
+    search_gitignored: resolved.search_gitignored ?? false,
+    sub_repos: planning.sub_repos ?? [],
+    branching_strategy: git.branching_strategy ?? 'none',
+    phase_branch_template: git.phase_branch_template ?? null,
+    milestone_branch_template: git.milestone_branch_template ?? null,
+    research: wf.research ?? true,
+    plan_checker: wf.plan_check ?? true,
+    verifier: wf.verifier ?? true,
+    nyquist_validation: wf.nyquist_validation ?? true,
+    parallelization: isMap(par) ? (par.enabled ?? true) : (par ?? true),
+    mode: resolved.mode ?? 'interactive',
+    granularity: resolved.granularity ?? 'standard',
+    context_window: resolved.context_window ?? 200000,
+    text_mode: wf.text_mode ?? false,
+    auto_advance: wf.auto_advance ?? false,
+    tdd_mode: wf.tdd_mode ?? false,
+    use_worktrees: wf.use_worktrees ?? true,
+    resolve_model_ids: resolved.resolve_model_ids ?? false,
+    brave_search: Boolean(resolved.brave_search),
+    firecrawl: Boolean(resolved.firecrawl),
+    exa_search: Boolean(resolved.exa_search),
+  };
+}

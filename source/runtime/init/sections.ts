@@ -1,0 +1,126 @@
+// The section manifest (gsd-core/workflows/section-manifest.json) evaluated
+// against this invocation's facts. Each atom of the frozen when= vocabulary
+// (compiler/data/when-vocabulary.json) has exactly one predicate here; a
+// manifest that names any other atom fails closed with file:line.
+import path from 'node:path';
+import { CliError, FileFormatError } from '../core/errors.ts';
+import { readTextIfExists } from '../core/fs.ts';
+import { parseJson } from '../core/json.ts';
+
+/** Facts are computed lazily: only the atoms a workflow uses are evaluated. */
+export interface Facts {
+  flag(name: string): boolean;
+  phaseNumber: string | null;
+  hasPriorPhases(): boolean;
+  autoAdvanceActive(): boolean;
+  chunkedMode(): boolean;
+  fallowEnabled(): boolean;
+  workstreamActive(): boolean;
+  gitCreateTag(): boolean;
+  isMonorepo(): boolean;
+  needsCodebaseMap(): boolean;
+  phaseMvpMode(): boolean;
+  reviewerInstancesConfigured(): boolean;
+  uiPhaseActive(): boolean;
+  worktreesEnabled(): boolean;
+}
+
+export const WHEN_PREDICATES: Readonly<Record<string, (f: Facts) => boolean>> = Object.freeze({
+  always: () => true,
+  'flag:--wave': (f) => f.flag('--wave'),
+  'flag:--auto': (f) => f.flag('--auto'),
+  'flag:--discuss': (f) => f.flag('--discuss'),
+  'flag:--fix': (f) => f.flag('--fix') || f.flag('--all') || f.flag('--auto'),
+  'flag:--forensic': (f) => f.flag('--forensic'),
+  'flag:--ingest': (f) => f.flag('--ingest'),
+  'flag:--prd': (f) => f.flag('--prd'),
+  'flag:--research': (f) => f.flag('--research'),
+  'flag:--research-phase': (f) => f.flag('--research-phase'),
+  'flag:--reset-phase-numbers': (f) => f.flag('--reset-phase-numbers'),
+  'flag:--reviews': (f) => f.flag('--reviews'),
+  'flag:--validate': (f) => f.flag('--validate') || f.flag('--full'),
+  'state:gap-closure-phase': (f) => typeof f.phaseNumber === 'string' && f.phaseNumber.includes('.'),
+  'state:has-prior-phases': (f) => f.hasPriorPhases(),
+  'state:auto-advance-active': (f) => f.autoAdvanceActive(),
+  'state:chunked-mode': (f) => f.chunkedMode(),
+  'state:fallow-enabled': (f) => f.fallowEnabled(),
+  'state:flat-mode': (f) => !f.workstreamActive(),
+  'state:git-create-tag': (f) => f.gitCreateTag(),
+  'state:is-monorepo': (f) => f.isMonorepo(),
+  'state:needs-codebase-map': (f) => f.needsCodebaseMap(),
+  'state:next-channel': (f) => f.flag('--next') || f.flag('--rc'),
+  'state:phase-mvp-mode': (f) => f.phaseMvpMode(),
+  'state:plan-strategy-converge': (f) => f.flag('--converge') || f.flag('--cross-ai'),
+  'state:reviewer-instances-configured': (f) => f.reviewerInstancesConfigured(),
+  'state:ui-phase-active': (f) => f.uiPhaseActive(),
+  'state:workstream-active': (f) => f.workstreamActive(),
+  'state:worktrees-enabled': (f) => f.worktreesEnabled(),
+});
+
+export interface ManifestEntry {
+  id: string;
+  when: string;
+  read: string;
+}
+
+export interface SectionSelection {
+  workflow: string;
+  included: string[];
+  excluded: string[];
+  read: string[];
+}
+
+export function manifestPath(coreDir: string): string {
+  return path.join(coreDir, 'workflows', 'section-manifest.json');
+}
+
+/** Load the manifest; null when the bundle has none. Shape errors name file:line. */
+export function loadManifest(coreDir: string): { file: string; text: string; workflows: Record<string, ManifestEntry[]> } | null {
+  const file = manifestPath(coreDir);
+  const text = readTextIfExists(file);
+  if (text === null) return null;
+  let data: unknown;
+  try {
+    data = parseJson(text, file);
+  } catch (error) {
+    throw new CliError('failed', (error as Error).message);
+  }
+  const wfs = (data as { workflows?: unknown })?.workflows;
+  if (!wfs || typeof wfs !== 'object' || Array.isArray(wfs)) throw new FileFormatError(file, 1, 'expected {"workflows": {"<workflow>": [{"id", "when", "read"}]}}');
+  for (const [wf, entries] of Object.entries(wfs as Record<string, unknown>)) {
+    if (!Array.isArray(entries)) throw new FileFormatError(file, lineOf(text, `"${wf}"`), `workflow "${wf}" must map to an array of sections`);
+    for (const e of entries as unknown[]) {
+      const ok = e && typeof e === 'object' && ['id', 'when', 'read'].every((k) => typeof (e as Record<string, unknown>)[k] === 'string');
+      if (!ok) throw new FileFormatError(file, lineOf(text, `"${wf}"`), `workflow "${wf}": every section needs string id, when and read`);
+    }
+  }
+  return { file, text, workflows: wfs as Record<string, ManifestEntry[]> };
+}
+
+function lineOf(text: string, needle: string, from = 0): number | undefined {
+  const i = text.indexOf(needle, from);
+  return i < 0 ? undefined : text.slice(0, i).split('\n').length;
+}
+
+/** Select the sections of `workflow`; null when the manifest does not list it. */
+export function selectSections(coreDir: string, workflow: string, facts: Facts): SectionSelection | null {
+  const manifest = loadManifest(coreDir);
+  if (!manifest || !Object.prototype.hasOwnProperty.call(manifest.workflows, workflow)) return null;
+  const out: SectionSelection = { workflow, included: [], excluded: [], read: [] };
+  for (const e of manifest.workflows[workflow]!) {
+    const predicate = Object.prototype.hasOwnProperty.call(WHEN_PREDICATES, e.when) ? WHEN_PREDICATES[e.when] : undefined;
+    if (!predicate) {
+      const wfAt = manifest.text.indexOf(`"${workflow}"`);
+      throw new FileFormatError(
+        manifest.file,
+        lineOf(manifest.text, `"${e.when}"`, Math.max(0, wfAt)),
+        `unknown when atom "${e.when}" in workflow ${workflow}, section ${e.id} (not in the frozen vocabulary; refusing to guess)`,
+      );
+    }
+    if (predicate(facts)) {
+      out.included.push(e.id);
+      out.read.push(e.read);
+    } else out.excluded.push(e.id);
+  }
+  return out;
+}
