@@ -22,7 +22,7 @@ cli('should exit 2 with a usage message for bad usage', () => {
     const result = runCli(args);
     assert.is(result.status, 2, `gsd-build ${args.join(' ')}`);
   }
-  assert.match(runCli(['--target', 'nowhere']).stderr, /expected a target id \(claude, codex\), found "nowhere"/);
+  assert.match(runCli(['--target', 'nowhere']).stderr, /expected a target id \(claude, codex[a-z, ]*\), found "nowhere"/);
 });
 
 cli('should build one target and scope into <out>/<id>/<scope>', () => {
@@ -61,7 +61,7 @@ cli('should build byte-identical trees, modes included, whatever TZ, locale or u
 cli('should pass the golden check on the committed goldens', () => {
   const result = runCli(['check']);
   assert.is(result.status, 0, result.stderr);
-  assert.match(result.stdout, /golden check passed: 4 bundle\(s\)/);
+  assert.match(result.stdout, /golden check passed: \d+ bundle\(s\)/);
 });
 
 cli('should fail the golden check with a unified diff when one source byte changes', () => {

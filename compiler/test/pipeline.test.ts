@@ -159,7 +159,8 @@ pipeline('should write Codex agents as TOML that parses back to the agent', () =
 });
 
 pipeline('should put every file of a bundle under its root or the runtime skills folder', () => {
-  for (const [key, tree] of bundles) {
+  for (const key of ['claude/global', 'claude/local', 'codex/global', 'codex/local']) {
+    const tree = bundles.get(key)!;
     const root = key.startsWith('claude') ? '.claude/' : '.codex/';
     for (const file of tree.keys()) assert.ok(file.startsWith(root) || file.startsWith('.agents/skills/'), `${key}/${file}`);
   }
