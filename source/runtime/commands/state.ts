@@ -10,7 +10,7 @@ import { CliError, usage } from '../core/errors.ts';
 import { exists, readText } from '../core/fs.ts';
 import { confine } from '../core/paths.ts';
 import { findField, findHeading, sectionRange, type Doc } from '../md/body.ts';
-import { appendBullet, ensureSection, removeBullet, type HeadingSpec } from '../md/sections.ts';
+import { appendBullet, ensureSection, removeBullet, replaceTail, type HeadingSpec } from '../md/sections.ts';
 import { flatConfig, loadConfig } from '../config/config.ts';
 import { displayPhase, findPhaseDir, normalizePhase, scanPhase } from '../planning/phases.ts';
 import { currentFrontmatter, getField, mutateState, readState, setField, statePath } from '../planning/state.ts';
@@ -238,9 +238,7 @@ const recordMetric: Handler = (inv, ctx) => {
     let header = -1;
     for (let i = start; i < end; i++) if (/^\|\s*Phase\s*\|\s*Plan\s*\|/i.test(body.lines[i]!)) header = i;
     if (header < 0) {
-      let at = start;
-      while (at < end && body.lines[at]!.trim() === '') at++;
-      body.lines.splice(at, 0, `| ${METRIC_HEADER.join(' | ')} |`, `|${METRIC_HEADER.map(() => '---').join('|')}|`, row, ...(at < end ? [''] : []));
+      replaceTail(body, start, end, [`| ${METRIC_HEADER.join(' | ')} |`, `|${METRIC_HEADER.map(() => '---').join('|')}|`, row]);
       return 'added';
     }
     let last = header + 1;

@@ -369,6 +369,8 @@ export function parseYaml(text: string, file: string, firstLine = 1): YamlMap {
 function needsQuotes(s: string): boolean {
   if (s === '') return true;
   if (typeScalar(s) !== s) return true; // would read back as number/bool/null
+  // Would read back as a number or boolean in other YAML parsers (1.0, 01, 1e3, yes, off).
+  if (/^[-+]?(\.\d+|\d[\d_]*(\.\d*)?)([eE][-+]?\d+)?$/.test(s) || /^(y|n|yes|no|on|off|\.inf|\.nan)$/i.test(s)) return true;
   if (/^[\s]|[\s]$/.test(s)) return true;
   if (/^[-?:,[\]{}#&*!|>'"%@`]/.test(s)) return true;
   if (/: |:$| #|[\n\r\t\0]/.test(s)) return true;

@@ -28,6 +28,7 @@ export function ensureSection(body: Doc, spec: HeadingSpec, parent?: HeadingSpec
   const block = ['', `${'#'.repeat(spec.level)} ${spec.title}`, ''];
   if (insertAt === 0) block.shift();
   body.lines.splice(insertAt, 0, ...block);
+  while (body.lines[insertAt + block.length] === '' && block[block.length - 1] === '') body.lines.splice(insertAt + block.length, 1);
   const h = findHeading(body.lines, (x) => x.level === spec.level && spec.re.test(x.text))!;
   return sectionRange(body.lines, h);
 }
@@ -48,15 +49,16 @@ export function appendBullet(body: Doc, range: [number, number], item: string): 
     body.lines.splice(at, 0, `- ${item}`);
     return;
   }
-  // No list yet: heading, blank, item, blank.
-  let at = start;
-  while (at < end && body.lines[at]!.trim() === '') at++;
-  const rest = trimEnd(body.lines, start, end);
-  if (rest > start) at = rest; // text before the list: put the list after it
-  const block = at === start || body.lines[at - 1]!.trim() !== '' ? ['', `- ${item}`] : [`- ${item}`];
-  if (at === start) block.shift();
-  if (at >= end || body.lines[at]?.trim() !== '') block.push('');
-  body.lines.splice(at === start && body.lines[start]?.trim() === '' ? start + 1 : at, 0, ...block);
+  // No list yet: after any text in the section, one blank line either side.
+  replaceTail(body, start, end, [`- ${item}`]);
+}
+
+/** Replace the blank tail of section [start, end) with a blank line, `items`, and a blank line before what follows. */
+export function replaceTail(body: Doc, start: number, end: number, items: string[]): void {
+  const textEnd = trimEnd(body.lines, start, end);
+  const block = ['', ...items];
+  if (end < body.lines.length) block.push('');
+  body.lines.splice(textEnd, end - textEnd, ...block);
 }
 
 /** Remove the first bullet in range whose text contains `needle` (case-insensitive). */
@@ -67,9 +69,8 @@ export function removeBullet(body: Doc, range: [number, number], needle: string,
     const text = body.lines[i]!.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '');
     if (!text.toLowerCase().includes(want)) continue;
     body.lines.splice(i, 1);
-    if (bulletLines(body.lines, start, end - 1).length === 0) {
-      const stillText = body.lines.slice(start, end - 1).some((l) => l.trim() !== '');
-      if (!stillText) body.lines.splice(start, 0, ...(body.lines[start]?.trim() === '' ? ['', placeholder] : [placeholder]));
+    if (bulletLines(body.lines, start, end - 1).length === 0 && trimEnd(body.lines, start, end - 1) === start) {
+      replaceTail(body, start, end - 1, [placeholder]);
     }
     return text;
   }
