@@ -5,7 +5,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { formatDiagnostic, type Diagnostic } from './diagnostics.ts';
 import { allBundles, compile, emitBundles, REPO_ROOT, type BundleSelection, type Compiled } from './pipeline.ts';
 import { writeTrees } from './write/write-tree.ts';
-import { compareWithGolden, formatGoldenFinding, readGoldenFiles } from './golden/compare-golden.ts';
+import { compareWithGolden, formatGoldenFinding, goldenTrees, readGoldenFiles } from './golden/compare-golden.ts';
 import { compareWithBaseline, type Budgets } from './check/check-budgets.ts';
 import { DEFAULT_TARGETS_DIR } from './targets/load-targets.ts';
 import { SCOPE_IDS, type ScopeId } from './targets/target-types.ts';
@@ -199,7 +199,7 @@ async function replaceGolden(goldenRoot: string, bundles: ReadonlyMap<string, Vi
     const key = file.split('/').slice(0, 2).join('/');
     if (!keep.has(key)) await rm(path.join(goldenRoot, file), { force: true });
   }
-  await writeTrees(goldenRoot, bundles);
+  await writeTrees(goldenRoot, goldenTrees(bundles));
 }
 
 async function runIr(args: string[], io: Io): Promise<number> {

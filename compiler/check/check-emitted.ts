@@ -39,7 +39,8 @@ export function foreignRoots(own: Target, all: readonly Target[]): ForeignRoot[]
 export function checkEmittedPaths(bundle: string, tree: VirtualTree, roots: readonly ForeignRoot[], nodesByPath: ReadonlyMap<string, IrNode>): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   for (const [path, file] of tree) {
-    if (typeof file.contents !== 'string') continue;
+    // Only text rendered from the corpus: the runtime CLI and hooks are runtime-neutral code, never rewritten.
+    if (typeof file.contents !== 'string' || file.source === undefined) continue;
     for (const [index, line] of splitLines(file.contents).entries()) {
       for (const root of roots) {
         for (const match of line.content.matchAll(root.pattern)) {

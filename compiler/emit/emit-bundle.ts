@@ -18,6 +18,8 @@ export interface TreeFile {
   executable?: boolean;
   /** Corpus path of the node the file was rendered from, for diagnostics. */
   source?: string;
+  /** Built code (runtime CLI, hooks): goldens keep its digest, not its text. */
+  generated?: boolean;
 }
 
 /** Bundle-relative POSIX path → file, in sorted order. */
@@ -80,7 +82,7 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     const hookScript = file.path.startsWith('hooks/');
     if (hookScript && !scope.hooks) continue;
     const destination = hookScript ? at(scope.hooks!.scripts, { file: file.path.slice('hooks/'.length) }) : at(`{root}/${file.path}`);
-    put(destination, file.contents, file.executable ? { executable: true } : {});
+    put(destination, file.contents, file.executable ? { executable: true, generated: true } : { generated: true });
   }
   if (scope.hooks && hooks.length > 0) {
     const registered = runtimeHooks(hooks, scope.hooks, target.definition.toolMaps ?? {}, hookScriptName);

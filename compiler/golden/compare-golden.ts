@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import fg from 'fast-glob';
+import { createHash } from 'node:crypto';
 import { createTwoFilesPatch } from 'diff';
 import { compareText } from '../diagnostics.ts';
 import type { VirtualTree } from '../emit/emit-bundle.ts';
@@ -25,11 +26,33 @@ export async function readGoldenFiles(goldenRoot: string): Promise<Map<string, U
   return files;
 }
 
+/**
+ * The golden form of built bundles: every file as built, except built code
+ * (the runtime CLI and hooks, tested on their own), kept as `<file>.sha256`
+ * with its digest and size so that a change shows as one line per bundle.
+ */
+export function goldenTrees(bundles: ReadonlyMap<string, VirtualTree>): Map<string, VirtualTree> {
+  const trees = new Map<string, VirtualTree>();
+  for (const [key, tree] of bundles) {
+    const golden: VirtualTree = new Map();
+    for (const [file, entry] of tree) {
+      if (!entry.generated) {
+        golden.set(file, entry);
+        continue;
+      }
+      const bytes = typeof entry.contents === 'string' ? Buffer.from(entry.contents, 'utf8') : Buffer.from(entry.contents);
+      golden.set(`${file}.sha256`, { contents: `${createHash('sha256').update(bytes).digest('hex')}  ${bytes.length} bytes\n` });
+    }
+    trees.set(key, new Map([...golden].sort(([a], [b]) => compareText(a, b))));
+  }
+  return trees;
+}
+
 /** Pure comparison of built bundles (keyed `<target>/<scope>`) with golden files. */
 export function compareWithGolden(bundles: ReadonlyMap<string, VirtualTree>, golden: ReadonlyMap<string, Uint8Array>): GoldenFinding[] {
   const findings: GoldenFinding[] = [];
   const built = new Map<string, string | Uint8Array>();
-  for (const [key, tree] of bundles) {
+  for (const [key, tree] of goldenTrees(bundles)) {
     for (const [file, entry] of tree) built.set(`${key}/${file}`, entry.contents);
   }
   for (const [file, contents] of built) {
