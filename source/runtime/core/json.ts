@@ -22,18 +22,82 @@ export function lineCol(text: string, offset: number): { line: number; col: numb
   return { line, col: offset - last };
 }
 
-function offsetFromMessage(text: string, message: string): number | null {
-  const pos = /position (\d+)/.exec(message);
-  if (pos) return Number(pos[1]);
-  const lc = /line (\d+) column (\d+)/.exec(message);
-  if (lc) {
-    const lines = text.split('\n');
-    let off = 0;
-    for (let i = 0; i < Number(lc[1]) - 1 && i < lines.length; i++) off += (lines[i]?.length ?? 0) + 1;
-    return off + Number(lc[2]) - 1;
+/** Offset of the first syntax error in `text` (a small JSON grammar walk; only used after JSON.parse failed). */
+export function jsonErrorOffset(text: string): number {
+  let i = 0;
+  const fail = (): never => {
+    throw i;
+  };
+  const ws = () => {
+    while (i < text.length && /[ \t\r\n]/.test(text[i]!)) i++;
+  };
+  const lit = (word: string) => {
+    for (const ch of word) if (text[i++] !== ch) (i--, fail());
+  };
+  const str = () => {
+    i++;
+    while (i < text.length && text[i] !== '"') {
+      if (text.charCodeAt(i) < 0x20) fail();
+      if (text[i] === '\\') {
+        i++;
+        if (text[i] === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) fail();
+          i += 4;
+        } else if (!'"\\/bfnrt'.includes(text[i] ?? 'x')) fail();
+      }
+      i++;
+    }
+    if (text[i] !== '"') fail();
+    i++;
+  };
+  const value = (): void => {
+    ws();
+    const c = text[i];
+    if (c === '{' || c === '[') {
+      i++;
+      ws();
+      if (text[i] === (c === '{' ? '}' : ']')) {
+        i++;
+        return;
+      }
+      for (;;) {
+        ws();
+        if (c === '{') {
+          if (text[i] !== '"') fail();
+          str();
+          ws();
+          if (text[i] !== ':') fail();
+          i++;
+        }
+        value();
+        ws();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === (c === '{' ? '}' : ']')) {
+          i++;
+          return;
+        }
+        fail();
+      }
+    } else if (c === '"') str();
+    else if (c === 't') lit('true');
+    else if (c === 'f') lit('false');
+    else if (c === 'n') lit('null');
+    else {
+      const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?/.exec(text.slice(i));
+      if (!m) fail();
+      i += m![0].length;
+    }
+  };
+  try {
+    value();
+    ws();
+    return i < text.length ? i : text.length;
+  } catch (at) {
+    return typeof at === 'number' ? at : 0;
   }
-  if (/Unexpected end of JSON input/.test(message)) return text.length;
-  return null;
 }
 
 /** Parse JSON text or throw a CliError naming `label:line:col`. */
@@ -45,10 +109,11 @@ export function parseJson(text: string, label: string, maxBytes = MAX_JSON_BYTES
   try {
     value = JSON.parse(text);
   } catch (error) {
-    const message = (error as Error).message;
-    const offset = offsetFromMessage(text, message);
-    const where = offset === null ? label : `${label}:${lineCol(text, offset).line}:${lineCol(text, offset).col}`;
-    throw new CliError('invalid-args', `${where}: invalid JSON (${message.replace(/^.*?JSON[^:]*: ?/, '') || message})`);
+    void error;
+    const offset = jsonErrorOffset(text);
+    const { line, col } = lineCol(text, offset);
+    const near = text.slice(offset, offset + 12).split('\n')[0] || 'end of input';
+    throw new CliError('invalid-args', `${label}:${line}:${col}: invalid JSON near ${JSON.stringify(near)}`);
   }
   const bad = findForbiddenKey(value, '');
   if (bad !== null) {
