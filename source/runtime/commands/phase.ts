@@ -145,6 +145,34 @@ const nextDecimalCmd: Handler = (inv, ctx) => {
   return { data: { found: knownPhases(ctx).includes(base), base_phase: base, next, existing }, raw: next };
 };
 
+/** Depends-on lines that named the removed phase now name what it depended on. */
+function redirectDependencies(text: string, file: string, removed: string, itsDeps: string | null): string {
+  const rm = parseRoadmap(text, file);
+  const lines = [...rm.lines];
+  const re = new RegExp(`\\bPhase\\s+0*${displayPhase(removed).replace(/\./g, '\\.')}\\b(?!\\.\\d)`, 'g');
+  const replacement = itsDeps && !/^(nothing|none|-)?$/i.test(itsDeps.trim()) ? itsDeps.trim() : 'Nothing';
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^\s*(?:[-*]\s+)?\*\*Depends on/i.test(lines[i]!)) continue;
+    lines[i] = lines[i]!.replace(re, replacement).replace(/(Nothing)(,\s*Nothing)+/g, '$1');
+  }
+  return lines.join(rm.eol);
+}
+
+/** Keep STATE.md "Phase: X of Y (Name)" in step with a renumbered roadmap. */
+function syncStatePosition(ctx: Ctx, mapping: Map<string, string>): boolean {
+  if (readTextIfExists(statePath(ctx)) === null) return false;
+  const rm = roadmapFor(ctx);
+  const total = rm ? countedPhases(rm).length : null;
+  const r = mutateState(ctx, (body) => {
+    const f = findField(body.lines, 'Phase');
+    const m = f ? /^(\S+)(\s+of\s+)(\d+)(.*)$/.exec(f.value) : null;
+    if (!f || !m) return;
+    const moved = mapping.get(normalizePhase(m[1]!));
+    setField(body, 'Phase', `${moved ? displayPhase(moved) : m[1]}${m[2]}${total ?? m[3]}${m[4]}`);
+  });
+  return r.written;
+}
+
 function roadmapFile(ctx: Ctx): string {
   return path.join(ctx.planning, 'ROADMAP.md');
 }
@@ -163,6 +191,7 @@ function createPhase(ctx: Ctx, number: string, description: string, tag?: string
   const after = insertPhase(before, rel, { number, name, tag, dependsOn: prev ? `Phase ${prev.number}` : 'Nothing' });
   writeSet([{ file, before, after }]);
   fs.mkdirSync(dir, { recursive: true });
+  withLock(`${statePath(ctx)}.lock`, () => syncStatePosition(ctx, new Map()));
   return { phase_number: displayPhase(number), padded, name, slug, directory: ctx.rel(dir) };
 }
 
@@ -202,9 +231,11 @@ const remove: Handler = (inv, ctx) =>
       const tid = parsePhaseId(target)!;
       const info = phaseInfo(ctx, target);
       if (!info.roadmap && !info.bulletName && !info.dir) throw new CliError('not-found', `phase ${displayPhase(target)} is not in the roadmap or on disk`);
+      const contents = info.dir ? fs.readdirSync(info.dir.dir) : [];
       const executed = info.scan?.plans.filter((p) => p.summary).length ?? 0;
-      if (executed && !bool(inv, '--force')) {
-        throw refused(`phase ${displayPhase(target)} has ${executed} plan summar${executed === 1 ? 'y' : 'ies'}; pass --force to remove it anyway`);
+      if (contents.length && !bool(inv, '--force')) {
+        const what = executed ? `${executed} plan summar${executed === 1 ? 'y' : 'ies'}` : `${contents.length} file${contents.length === 1 ? '' : 's'}`;
+        throw refused(`phase ${displayPhase(target)}: ${ctx.rel(info.dir!.dir)} holds ${what}; pass --force to delete it with the phase`);
       }
       // Later phases move down by one: integers for an integer phase, siblings for a decimal one.
       const mapping = new Map<string, string>();
@@ -219,6 +250,7 @@ const remove: Handler = (inv, ctx) =>
       }
       const before = readText(file);
       let after = deletePhase(before, rel, target);
+      after = redirectDependencies(after, rel, target, info.roadmap?.dependsOn ?? null);
       after = renumberPhases(after, rel, mapping);
       // Directories: delete the removed one, then rename the later ones in ascending order.
       const renamedDirs: { from: string; to: string }[] = [];
@@ -256,17 +288,7 @@ const remove: Handler = (inv, ctx) =>
       }
       let stateUpdated = false;
       if (stateBefore !== null) {
-        // Rewrite "Phase: X of Y" with the new numbering and one fewer phase.
-        const r2 = mutateState(ctx, (body) => {
-          const f = findField(body.lines, 'Phase');
-          const m = f ? /^(\S+)(\s+of\s+)(\d+)(.*)$/.exec(f.value) : null;
-          if (!f || !m) return false;
-          const moved = mapping.get(normalizePhase(m[1]!));
-          const total = Math.max(0, Number(m[3]) - (isSentinel(target) ? 0 : 1));
-          setField(body, 'Phase', `${moved ? displayPhase(moved) : m[1]}${m[2]}${total}${m[4]}`);
-          return true;
-        });
-        stateUpdated = r2.written;
+        stateUpdated = syncStatePosition(ctx, mapping);
       }
       return {
         data: {

@@ -16,7 +16,7 @@ export interface Progress {
 export function loadRoadmap(planning: string, stateMilestone?: string | null): Roadmap | null {
   const file = path.join(planning, 'ROADMAP.md');
   const text = readTextIfExists(file);
-  return text === null ? null : parseRoadmap(text, file, stateMilestone);
+  return text === null ? null : parseRoadmap(text, path.relative(path.dirname(planning), file).split(path.sep).join('/'), stateMilestone);
 }
 
 export function computeProgress(planning: string, roadmap: Roadmap | null): Progress {
