@@ -1,0 +1,155 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { suite, assert } from '../../../compiler/test/harness.ts';
+import { WHEN_PREDICATES } from '../init/sections.ts';
+import { INIT_TABLE } from '../commands/init.ts';
+import { TABLE } from '../cli/table.ts';
+import { REPO_ROOT } from '../build.ts';
+import { project, run, standardProject, summary, tmpDir } from './helpers.ts';
+
+const s = suite('runtime init');
+
+function coreDir(manifest: unknown): string {
+  const dir = tmpDir('gsd-core-');
+  fs.mkdirSync(path.join(dir, 'workflows'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'workflows', 'section-manifest.json'), typeof manifest === 'string' ? manifest : `${JSON.stringify(manifest, null, 2)}\n`);
+  return dir;
+}
+
+const MANIFEST = {
+  workflows: {
+    'plan-phase': [
+      { id: 'reviews-prerequisite', when: 'flag:--reviews', read: 'gsd-core/workflows/plan-phase/steps/reviews-prerequisite.md' },
+      { id: 'prd-express-gate', when: 'flag:--prd', read: 'gsd-core/workflows/plan-phase/steps/prd-express-gate.md' },
+      { id: 'chunked-planning-mode', when: 'state:chunked-mode', read: 'gsd-core/workflows/plan-phase/steps/chunked-planning-mode.md' },
+    ],
+    'execute-phase': [
+      { id: 'partial-wave', when: 'flag:--wave', read: 'gsd-core/workflows/execute-phase/steps/partial-wave.md' },
+      { id: 'gap-closure-artifacts', when: 'state:gap-closure-phase', read: 'gsd-core/workflows/execute-phase/steps/gap-closure-artifacts.md' },
+      { id: 'regression-gate', when: 'state:has-prior-phases', read: 'gsd-core/workflows/execute-phase/steps/regression-gate.md' },
+    ],
+    'verify-work': [{ id: 'mvp-uat-framing', when: 'state:phase-mvp-mode', read: 'gsd-core/workflows/verify-work/steps/mvp-uat-framing.md' }],
+  },
+};
+
+s('should have one predicate for every atom of the frozen when= vocabulary, and no other', () => {
+  const file = path.join(REPO_ROOT, 'compiler', 'data', 'when-vocabulary.json');
+  const data = JSON.parse(fs.readFileSync(file, 'utf8')) as { atoms?: { atom: string }[] } | { atom: string }[];
+  const atoms = (Array.isArray(data) ? data : (data.atoms ?? [])).map((a) => a.atom).sort();
+  assert.is(atoms.length, 29);
+  assert.equal(Object.keys(WHEN_PREDICATES).sort(), atoms);
+});
+
+s('should have a table row for every init workflow in the command table', () => {
+  assert.equal(Object.keys(INIT_TABLE).sort(), Object.keys(TABLE.commands.init!.subcommands!).sort());
+});
+
+s('should select sections from flags, config and disk state', async () => {
+  const root = standardProject({ '.planning/config.json': '{"workflow": {"plan_chunked": true}}' });
+  const env = { GSD_CORE_DIR: coreDir(MANIFEST) };
+  let r = await run(['init', 'plan-phase', '1', '--reviews'], { cwd: root, env });
+  assert.is(r.code, 0, r.stderr);
+  assert.equal(r.json.section_manifest, {
+    workflow: 'plan-phase',
+    included: ['reviews-prerequisite', 'chunked-planning-mode'],
+    excluded: ['prd-express-gate'],
+    read: ['gsd-core/workflows/plan-phase/steps/reviews-prerequisite.md', 'gsd-core/workflows/plan-phase/steps/chunked-planning-mode.md'],
+  });
+  r = await run(['init', 'execute-phase', '2', '--wave', '1', '--pick', 'section_manifest.included'], { cwd: root, env });
+  assert.is(r.stdout, '["partial-wave"]');
+  fs.mkdirSync(path.join(root, '.planning/phases/02-features'));
+  fs.writeFileSync(path.join(root, '.planning/phases/01-foundation/01-01-SUMMARY.md'), summary('01', '01'));
+  r = await run(['init', 'execute-phase', '2.1', '--pick', 'section_manifest.included'], { cwd: root, env });
+  assert.is(r.stdout, '["gap-closure-artifacts","regression-gate"]');
+  r = await run(['init', 'verify-work', '2', '--pick', 'section_manifest.included'], { cwd: root, env });
+  assert.is(r.stdout, '["mvp-uat-framing"]', 'roadmap **Mode:** mvp');
+  r = await run(['init', 'progress', '--pick', 'section_manifest'], { cwd: root, env });
+  assert.is(r.stdout, '', 'a workflow the manifest does not list gets null: read everything');
+});
+
+s('should fail closed on an unknown when atom, naming the manifest line', async () => {
+  const text = JSON.stringify({ workflows: { 'plan-phase': [{ id: 'x', when: 'flag:--reviews', read: 'a.md' }, { id: 'y', when: 'state:made-up', read: 'b.md' }] } }, null, 2);
+  const env = { GSD_CORE_DIR: coreDir(text) };
+  const root = standardProject();
+  let r = await run(['init', 'plan-phase', '1'], { cwd: root, env });
+  assert.is(r.code, 1);
+  assert.match(r.stderr, /section-manifest\.json:11: unknown when atom "state:made-up" in workflow plan-phase, section y/);
+  r = await run(['init', 'plan-phase', '1'], { cwd: root, env: { GSD_CORE_DIR: coreDir('{"sections": []}') } });
+  assert.match(r.stderr, /section-manifest\.json:1: expected \{"workflows"/);
+  r = await run(['init', 'plan-phase', '1'], { cwd: root, env: { GSD_CORE_DIR: coreDir('{"workflows": {"plan-phase": [}') } });
+  assert.match(r.stderr, /section-manifest\.json:1:\d+: invalid JSON/);
+});
+
+s('should return phase, models, settings and paths for plan-phase', async () => {
+  const root = standardProject({ '.planning/config.json': '{"model_profile": "budget", "workflow": {"research": false}}', '.planning/phases/01-foundation/01-CONTEXT.md': 'ctx\n' });
+  const r = await run(['init', 'plan-phase', '1', '--tdd'], { cwd: root, env: { GSD_CORE_DIR: coreDir(MANIFEST) } });
+  const j = r.json;
+  assert.is(j.planner_model, 'sonnet');
+  assert.is(j.researcher_model, 'haiku');
+  assert.is(j.research_enabled, false);
+  assert.is(j.tdd_mode, true);
+  assert.is(j.phase_found, true);
+  assert.is(j.phase_dir, '.planning/phases/01-foundation');
+  assert.is(j.phase_number, '01');
+  assert.is(j.phase_name, 'Foundation');
+  assert.is(j.phase_req_ids, 'CORE-01, CORE-02');
+  assert.is(j.has_context, true);
+  assert.is(j.context_path, '.planning/phases/01-foundation/01-CONTEXT.md');
+  assert.is(j.plan_count, 2);
+  assert.is(j.project_title, 'Demo Project');
+  assert.is(j.project_root, root);
+  assert.equal(j.flags, ['--tdd']);
+  assert.is(j.agents_installed, false);
+  assert.equal(j.missing_agents, ['gsd-phase-researcher', 'gsd-planner', 'gsd-plan-checker', 'gsd-pattern-mapper']);
+  const unknown = await run(['init', 'plan-phase', '7'], { cwd: root });
+  assert.is(unknown.json.phase_found, false);
+  assert.is(unknown.json.expected_phase_dir, '.planning/phases/07');
+});
+
+s('should list plans, waves and a branch name for execute-phase', async () => {
+  const root = standardProject({ '.planning/config.json': '{"git": {"branching_strategy": "phase"}}', '.planning/phases/01-foundation/01-01-SUMMARY.md': summary('01', '01') });
+  const r = await run(['init', 'execute-phase', '1'], { cwd: root });
+  assert.equal(r.json.plans, ['01-01-PLAN.md', '01-02-PLAN.md']);
+  assert.equal(r.json.incomplete_plans, ['01-02']);
+  assert.equal(r.json.runnable_plans, ['01-02']);
+  assert.is(r.json.branch_name, 'gsd/phase-01-foundation');
+  assert.is(r.json.executor_model, 'sonnet');
+  assert.is(r.json.milestone_version, 'v1.0');
+});
+
+s('should run every init workflow on a project and on an empty directory', async () => {
+  const root = standardProject();
+  const empty = tmpDir();
+  for (const [wf, spec] of Object.entries(TABLE.commands.init!.subcommands!)) {
+    const needsPhase = spec.args?.some((a) => a.name === 'phase' && a.required);
+    const args = ['init', wf, ...(needsPhase ? ['1'] : [])];
+    const a = await run(args, { cwd: root });
+    assert.is(a.code, 0, `${wf}: ${a.stderr}`);
+    assert.is(a.json.workflow, wf);
+    const b = await run(args, { cwd: empty });
+    assert.is(b.code, 0, `${wf} (no project): ${b.stderr}`);
+    assert.is(b.json.planning_exists, false);
+  }
+});
+
+s('should report progress with per-phase next actions', async () => {
+  const root = standardProject({ '.planning/phases/01-foundation/01-01-SUMMARY.md': summary('01', '01') });
+  const r = await run(['init', 'progress'], { cwd: root });
+  assert.is(r.json.phase_count, 3);
+  assert.is(r.json.current_phase.number, '1');
+  assert.is(r.json.current_phase.next_action, 'execute-phase');
+  assert.is(r.json.current_phase.next_command, '/gsd-execute-phase 1');
+  assert.is(r.json.phases[1].next_action, 'discuss-phase');
+});
+
+s('should detect brownfield code for new-project', async () => {
+  const root = project({ 'package.json': '{"workspaces": ["a"]}', 'src/index.ts': 'export {}\n' });
+  fs.rmSync(path.join(root, '.planning'), { recursive: true });
+  const r = await run(['init', 'new-project'], { cwd: root });
+  assert.is(r.json.is_brownfield, true);
+  assert.is(r.json.needs_codebase_map, true);
+  assert.is(r.json.is_monorepo, true);
+  assert.is(r.json.has_existing_code, true);
+});
+
+s.run();
