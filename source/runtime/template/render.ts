@@ -88,26 +88,31 @@ const isBlockish = (v: string) => /^[#/!^]/.test(v) || v === 'else';
 
 /** Remove the line around block tags that stand alone on it, and apply ~ trimming. */
 function applyWhitespace(tokens: Token[]): Token[] {
-  for (let k = 0; k < tokens.length; k++) {
-    const t = tokens[k]!;
-    if (t.kind !== 'tag') continue;
+  // Standalone is judged on the original text, before any line is removed.
+  const original = tokens.map((t) => t.value);
+  const standalone = tokens.map((t, k) => {
+    if (t.kind !== 'tag' || !isBlockish(t.value)) return false;
+    const prev = k > 0 ? tokens[k - 1]! : undefined;
+    const next = tokens[k + 1];
+    if ((prev && prev.kind !== 'text') || (next && next.kind !== 'text')) return false;
+    const before = prev ? original[k - 1]! : '';
+    const after = next ? original[k + 1]! : '';
+    const nl = before.lastIndexOf('\n');
+    const startsLine = /^[ \t]*$/.test(before.slice(nl + 1)) && (nl >= 0 || k <= 1);
+    const tail = /^[ \t]*(\r?\n|$)/.exec(after);
+    return startsLine && !!tail && (tail[1] !== '' || k + 1 >= tokens.length - 1);
+  });
+  tokens.forEach((t, k) => {
+    if (t.kind !== 'tag') return;
     const prev = tokens[k - 1];
     const next = tokens[k + 1];
+    if (standalone[k]) {
+      if (prev) prev.value = prev.value.replace(/[ \t]*$/, '');
+      if (next) next.value = next.value.replace(/^[ \t]*(\r?\n)?/, '');
+    }
     if (t.stripLeft && prev?.kind === 'text') prev.value = prev.value.replace(/\s+$/, '');
     if (t.stripRight && next?.kind === 'text') next.value = next.value.replace(/^\s+/, '');
-    if (!isBlockish(t.value)) continue;
-    const before = prev === undefined ? '' : prev.kind === 'text' ? prev.value : null;
-    const after = next === undefined ? '' : next.kind === 'text' ? next.value : null;
-    if (before === null || after === null) continue;
-    const lineStart = before.lastIndexOf('\n');
-    const head = before.slice(lineStart + 1);
-    const startsLine = /^[ \t]*$/.test(head) && (lineStart >= 0 || k === 0 || (prev !== undefined && k - 1 === 0));
-    const tailMatch = /^[ \t]*(\r?\n|$)/.exec(after);
-    if (!startsLine || !tailMatch) continue;
-    if (tailMatch[1] === '' && next !== undefined) continue;
-    if (prev) prev.value = before.slice(0, lineStart + 1);
-    if (next) next.value = after.slice(tailMatch[0].length);
-  }
+  });
   return tokens;
 }
 
