@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { formatDiagnostic, type Diagnostic } from './diagnostics.ts';
-import { allBundles, compile, emitBundles, REPO_ROOT, type BundleSelection, type Compiled } from './pipeline.ts';
+import { allBundles, compile, emitBundles, errorsOf, REPO_ROOT, type BundleSelection, type Compiled } from './pipeline.ts';
+import { layoutNames } from './load/layout.ts';
 import { writeTrees } from './write/write-tree.ts';
 import { compareWithGolden, formatGoldenFinding, goldenTrees, readGoldenFiles } from './golden/compare-golden.ts';
 import { compareWithBaseline, type Budgets } from './check/check-budgets.ts';
@@ -13,6 +14,7 @@ import type { VirtualTree } from './emit/emit-bundle.ts';
 
 const COMMON_OPTIONS = {
   source: { type: 'string' },
+  layout: { type: 'string' },
   targets: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -29,6 +31,7 @@ Options:
   --source <dir>    a GSD-layout source tree (default: ./source)
   --out <dir>       output root (default: ./dist)
   --targets <dir>   target definitions (default: the project's targets/)
+  --layout <name>   how to read the source tree (compiler/data/layouts; detected by default)
 
 Other verbs: check, ir, budgets (gsd-build <verb> --help).`,
   check: `Usage: gsd-build check [--update] [--source <dir>] [--golden <dir>]
@@ -94,17 +97,18 @@ function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[]
   }
 }
 
-async function compileFrom(values: { source?: string | undefined; targets?: string | undefined }, io: Io): Promise<Compiled | null> {
+async function compileFrom(values: { source?: string | undefined; targets?: string | undefined; layout?: string | undefined }, io: Io): Promise<Compiled | null> {
   const sourceDir = values.source ?? 'source';
-  const compiled = await compile({ sourceDir, targetsDir: values.targets ?? DEFAULT_TARGETS_DIR });
-  const targetsDisplay = values.targets ?? path.relative(process.cwd(), DEFAULT_TARGETS_DIR) ?? 'targets';
-  const problems = [
-    ...compiled.targetDiagnostics.map((d) => formatDiagnostic(d, targetsDisplay)),
-    ...compiled.diagnostics.map((d) => formatDiagnostic(d, sourceDir)),
-  ];
-  if (problems.length > 0) {
-    problems.forEach((line) => io.err(line));
-    io.err(`${problems.length} error(s); nothing was written.`);
+  if (values.layout !== undefined && !layoutNames().includes(values.layout)) throw new UsageError(`expected --layout ${layoutNames().join(' or ')}, found "${values.layout}"`);
+  const compiled = await compile({ sourceDir, targetsDir: values.targets ?? DEFAULT_TARGETS_DIR, ...(values.layout ? { layout: values.layout } : {}) });
+  const targetsDisplay = values.targets ?? (path.relative(process.cwd(), DEFAULT_TARGETS_DIR) || 'targets');
+  const findings = [...compiled.targetDiagnostics.map((d) => formatDiagnostic(d, targetsDisplay)), ...compiled.diagnostics.map((d) => formatDiagnostic(d, sourceDir))];
+  findings.forEach((line) => io.err(line));
+  const errors = errorsOf(compiled.targetDiagnostics).length + errorsOf(compiled.diagnostics).length;
+  const warnings = compiled.diagnostics.length - errorsOf(compiled.diagnostics).length;
+  if (warnings > 0) io.err(`${warnings} warning(s) (defects of the ${compiled.layout} corpus that its layout declares; see compiler/data/layouts/${compiled.layout}.json)`);
+  if (errors > 0) {
+    io.err(`${errors} error(s); nothing was written.`);
     return null;
   }
   return compiled;

@@ -53,6 +53,8 @@ export interface Diagnostic {
   column: number;
   code: DiagnosticCode;
   message: string;
+  /** Errors block the build; warnings (a layout's declared corpus defects) are printed and counted. */
+  severity?: 'error' | 'warning';
 }
 
 export function diagnostic(
@@ -67,7 +69,7 @@ export function diagnostic(
 
 export function formatDiagnostic(d: Diagnostic, displayPrefix = ''): string {
   const file = displayPrefix ? `${displayPrefix.replace(/\/+$/, '')}/${d.file}` : d.file;
-  return `${file}:${d.line}:${d.column}: error ${d.code} ${d.message}`;
+  return `${file}:${d.line}:${d.column}: ${d.severity ?? 'error'} ${d.code} ${d.message}`;
 }
 
 /** Stable order: by file, then position, then code. */

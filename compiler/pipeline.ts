@@ -8,7 +8,8 @@ import { pathToFileURL } from 'node:url';
 import { sortDiagnostics, type Diagnostic } from './diagnostics.ts';
 import type { CorpusIr } from './ir/types.ts';
 import { buildIr } from './load/build-ir.ts';
-import { loadHooks, type HookEntry } from './load/load-hooks.ts';
+import { loadHooks, loadSettingsHooks, type HookEntry } from './load/load-hooks.ts';
+import { detectLayout, loadLayout, type Layout } from './load/layout.ts';
 import { readSourceTree } from './load/read-source-tree.ts';
 import { checkFrontmatter } from './check/check-frontmatter.ts';
 import { checkReferences } from './check/check-references.ts';
@@ -27,9 +28,15 @@ export const WHEN_VOCABULARY: ReadonlySet<string> = new Set(vocabularyData.atoms
 export interface CompileOptions {
   sourceDir: string;
   targetsDir?: string;
+  /** A layout name from compiler/data/layouts; detected from the tree when absent. */
+  layout?: string;
 }
 
 export interface Compiled {
+  /** The layout the tree was read with. */
+  layout: string;
+  /** The layout's deliberate mentions of other runtimes' folders. */
+  allowedForeignPaths: RegExp[];
   ir: CorpusIr;
   targets: Target[];
   budgets: LoadedBudgets | null;
@@ -37,7 +44,7 @@ export interface Compiled {
   hooks: HookEntry[];
   generated: GeneratedFile[];
   version: string;
-  /** Every finding of load and check, sorted, paths relative to the source dir. Non-empty means nothing may be written. */
+  /** Every finding of load and check, sorted, paths relative to the source dir. Any error means nothing may be written. */
   diagnostics: Diagnostic[];
   /** Findings in target definitions, paths relative to the targets dir. */
   targetDiagnostics: Diagnostic[];
@@ -46,7 +53,8 @@ export interface Compiled {
 /** load + check: everything that does not depend on a target. */
 export async function compile(options: CompileOptions): Promise<Compiled> {
   const files = await readSourceTree(options.sourceDir);
-  const { ir, diagnostics } = buildIr(files, WHEN_VOCABULARY);
+  const layout = options.layout ? loadLayout(options.layout) : detectLayout(new Set(files.map((file) => file.path)));
+  const { ir, assets, diagnostics } = buildIr(files, WHEN_VOCABULARY, layout);
   const { targets, diagnostics: targetDiagnostics } = await loadTargets(options.targetsDir);
   let budgets: LoadedBudgets | null = null;
   const budgetsFile = files.find((file) => file.path === 'budgets.json');
@@ -57,9 +65,10 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
   }
   const budgetRows = measureBudgets(ir.nodes, budgets?.budgets ?? null);
   let hooks: HookEntry[] = [];
-  const hooksFile = files.find((file) => file.path === 'hooks/hooks.json');
+  const hooksFile = layout.hooks ? files.find((file) => file.path === layout.hooks!.registry) : undefined;
   if (hooksFile) {
-    const loaded = loadHooks(new TextDecoder().decode(hooksFile.bytes), new Set(files.map((file) => file.path)));
+    const text = new TextDecoder().decode(hooksFile.bytes);
+    const loaded = layout.hooks!.format === 'settings-json' ? loadSettingsHooks(text) : loadHooks(text, new Set(files.map((file) => file.path)));
     hooks = loaded.hooks;
     diagnostics.push(...loaded.diagnostics);
   }
@@ -70,15 +79,24 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     ...checkBudgets(budgetRows, budgets),
     ...checkOnlyBlocks(ir.nodes, targets.map((target) => target.definition.id)),
   );
+  const built = await buildGenerated(options.sourceDir);
+  const generated: GeneratedFile[] = [
+    ...built,
+    ...assets.map((asset) => ({ path: asset.path, contents: asset.bytes, ...(isScript(asset.path) ? { executable: true } : {}) })),
+    // A corpus without a build step ships its hook scripts as written.
+    ...(built.length > 0 ? [] : ir.nodes.filter((node) => node.kind === 'hook').map((node) => ({ path: `hooks/${node.path.split('/').pop()}`, contents: node.text, executable: true }))),
+  ];
   return {
+    layout: layout.name,
+    allowedForeignPaths: layout.allowedForeignPaths,
     ir,
     targets,
     budgets,
     budgetRows,
     hooks,
-    generated: await buildGenerated(options.sourceDir),
+    generated,
     version: await packageVersion(),
-    diagnostics: sortDiagnostics(diagnostics),
+    diagnostics: sortDiagnostics(applySeverities(diagnostics, layout)),
     targetDiagnostics: sortDiagnostics(targetDiagnostics),
   };
 }
@@ -107,7 +125,7 @@ export function emitBundles(compiled: Compiled, selections: readonly BundleSelec
     const tree = emitBundle({ ir: compiled.ir, target, scope: selection.scope, version: compiled.version, generated: compiled.generated, hooks: compiled.hooks });
     const key = bundleKey(selection);
     diagnostics.push(
-      ...checkEmittedPaths(key, tree, foreignRoots(target, compiled.targets), nodesByPath),
+      ...checkEmittedPaths(key, tree, foreignRoots(target, compiled.targets), nodesByPath, compiled.allowedForeignPaths),
       ...checkLimits(key, tree, target.definition.scopes[selection.scope]!.limits ?? []),
     );
     bundles.set(key, tree);
@@ -126,4 +144,17 @@ async function buildGenerated(sourceDir: string): Promise<GeneratedFile[]> {
 async function packageVersion(): Promise<string> {
   const pkg = JSON.parse(await readFile(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
   return pkg.version;
+}
+
+/** The layout's declared corpus defects become warnings: printed and counted, never blocking. */
+function applySeverities(diagnostics: Diagnostic[], layout: Layout): Diagnostic[] {
+  return diagnostics.map((d) => (layout.warnings[d.code] !== undefined ? { ...d, severity: 'warning' as const } : d));
+}
+
+export function errorsOf(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  return diagnostics.filter((d) => (d.severity ?? 'error') === 'error');
+}
+
+function isScript(file: string): boolean {
+  return /\.(?:sh|cjs|js)$/.test(file) && /(?:^|\/)(?:bin|hooks)\//.test(file);
 }

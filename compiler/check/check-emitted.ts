@@ -36,7 +36,13 @@ export function foreignRoots(own: Target, all: readonly Target[]): ForeignRoot[]
   return roots;
 }
 
-export function checkEmittedPaths(bundle: string, tree: VirtualTree, roots: readonly ForeignRoot[], nodesByPath: ReadonlyMap<string, IrNode>): Diagnostic[] {
+export function checkEmittedPaths(
+  bundle: string,
+  tree: VirtualTree,
+  roots: readonly ForeignRoot[],
+  nodesByPath: ReadonlyMap<string, IrNode>,
+  allowed: readonly RegExp[] = [],
+): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   for (const [path, file] of tree) {
     // Only text rendered from the corpus: the runtime CLI and hooks are runtime-neutral code, never rewritten.
@@ -44,6 +50,7 @@ export function checkEmittedPaths(bundle: string, tree: VirtualTree, roots: read
     for (const [index, line] of splitLines(file.contents).entries()) {
       for (const root of roots) {
         for (const match of line.content.matchAll(root.pattern)) {
+          if (allowed.some((pattern) => [...line.content.matchAll(new RegExp(pattern.source, 'g'))].some((hit) => hit.index <= match.index && match.index < hit.index + hit[0].length))) continue;
           const token = wordAround(line.content, match.index);
           const origin = file.source ? sourcePosition(nodesByPath.get(file.source), token.text) : '';
           diagnostics.push(

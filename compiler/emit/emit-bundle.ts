@@ -28,7 +28,7 @@ export type VirtualTree = Map<string, TreeFile>;
 export interface GeneratedFile {
   /** Path under the bundle's root, e.g. gsd-core/bin/gsd-tools.cjs. */
   path: string;
-  contents: string;
+  contents: string | Uint8Array;
   executable?: boolean;
 }
 
@@ -58,7 +58,7 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
   };
   const at = (pattern: string, names: Record<string, string> = {}) => expandPath(pattern, scope, names);
 
-  const commands = ir.nodes.filter((node) => node.kind === 'command');
+  const commands = ir.nodes.filter((node) => node.kind === 'command' && node.variant === undefined);
   for (const surface of scope.commands) {
     for (const placed of placeCommands(commands, surface, at)) {
       let text = renderCommand(placed.command, surface, target, context, placed.path);
@@ -66,12 +66,12 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
       put(placed.path, text, { source: placed.command.path });
     }
   }
-  const agents = ir.nodes.filter((node) => node.kind === 'agent');
+  const agents = ir.nodes.filter((node) => node.kind === 'agent' && node.variant === undefined);
   for (const surface of scope.agents) {
     for (const file of renderAgents(agents, surface, context, at)) put(file.path, file.contents, { source: file.source });
   }
   for (const node of ir.nodes) {
-    if (PAYLOAD_KINDS.has(node.kind) && node.path.startsWith('gsd-core/')) {
+    if (PAYLOAD_KINDS.has(node.kind) && node.path.startsWith('gsd-core/') && node.variant === undefined) {
       put(at(`{root}/${node.path}`), renderText(node, context, 0), { source: node.path });
     }
   }

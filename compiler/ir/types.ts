@@ -92,6 +92,8 @@ export interface IrNode {
   bytes: number;
   /** Whether the file is executable (hooks, scripts). */
   executable?: boolean;
+  /** An alternative version of a node (e.g. upstream's `.compact` agents): checked, not shipped. */
+  variant?: string;
 }
 
 export interface CorpusIr {

@@ -3,7 +3,7 @@
 import { isMap, isSeq, isScalar } from 'yaml';
 import { compareText, diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { CorpusIr, Edge, IrNode, NodeKind } from '../ir/types.ts';
-import { classifyPath } from './classify-path.ts';
+import { classifyPath, type Layout } from './layout.ts';
 import { extractReferences } from './extract-references.ts';
 import { frontmatterPosition, parseMarkdownDocument, type Frontmatter } from './parse-document.ts';
 import { parseSections } from './parse-sections.ts';
@@ -24,15 +24,22 @@ export const GENERATED_PATHS: ReadonlySet<string> = new Set([
 
 export interface BuildIrResult {
   ir: CorpusIr;
+  /** Files the layout ships verbatim (e.g. upstream's runtime code). */
+  assets: SourceFile[];
   diagnostics: Diagnostic[];
 }
 
-export function buildIr(files: readonly SourceFile[], vocabulary: ReadonlySet<string>): BuildIrResult {
+export function buildIr(files: readonly SourceFile[], vocabulary: ReadonlySet<string>, layout: Layout): BuildIrResult {
   const diagnostics: Diagnostic[] = [];
   const nodes: IrNode[] = [];
+  const assets: SourceFile[] = [];
   for (const file of files) {
-    const classified = classifyPath(file.path);
+    const classified = classifyPath(layout, file.path);
     if (classified === 'ignored') continue;
+    if (classified === 'asset') {
+      assets.push(file);
+      continue;
+    }
     if (classified === 'unknown') {
       diagnostics.push(diagnostic(file.path, 1, 1, 'layout-unknown', 'expected a path of a corpus family (see compiler/data/layout.json), found none matching'));
       continue;
@@ -42,12 +49,17 @@ export function buildIr(files: readonly SourceFile[], vocabulary: ReadonlySet<st
       diagnostics.push(decoded.error);
       continue;
     }
-    nodes.push(buildNode(file.path, classified.kind, classified.name, classified.parent, decoded.text, vocabulary, diagnostics));
+    const node = buildNode(file.path, classified.kind, classified.name, classified.parent, decoded.text, vocabulary, diagnostics);
+    if (classified.variant) {
+      node.id = `${node.id}.${classified.variant}`;
+      node.variant = classified.variant;
+    }
+    nodes.push(node);
   }
   nodes.sort((a, b) => compareText(a.id, b.id));
   linkChildren(nodes);
-  resolveEdges(nodes);
-  return { ir: { version: 1, nodes }, diagnostics };
+  resolveEdges(nodes, new Set(assets.map((asset) => asset.path)), layout.external);
+  return { ir: { version: 1, nodes }, assets, diagnostics };
 }
 
 function decodeUtf8(file: SourceFile): { text: string } | { error: Diagnostic } {
@@ -93,7 +105,12 @@ function buildNode(
     bytes: Buffer.byteLength(text.replace(/\r\n/g, '\n'), 'utf8'),
     ...(kind === 'hook' ? { executable: true } : {}),
   };
-  if (kind === 'hook' || !/\.md$/.test(path)) return base;
+  if (kind === 'hook') return base;
+  if (!/\.md$/.test(path)) {
+    // Other text (a JSON template, say) still names the install root.
+    base.spans = extractReferences(scanLines(text)).spans.filter((span) => span.kind === 'root');
+    return base;
+  }
 
   const wantsFrontmatter = FRONTMATTER_KINDS.has(kind);
   const parsed = parseMarkdownDocument(text, wantsFrontmatter);
@@ -157,27 +174,63 @@ function linkChildren(nodes: IrNode[]): void {
 }
 
 /** Fills `resolved` on every edge: the id of the node it names, or null. */
-function resolveEdges(nodes: IrNode[]): void {
-  const byPath = new Map(nodes.map((node) => [node.path, node.id]));
-  const ids = new Set(nodes.map((node) => node.id));
+function resolveEdges(nodes: IrNode[], assets: ReadonlySet<string>, external: readonly RegExp[]): void {
+  const context: Resolution = {
+    byPath: new Map(nodes.map((node) => [node.path, node.id])),
+    ids: new Set(nodes.map((node) => node.id)),
+    commandAliases: commandAliases(nodes),
+    assets,
+    assetFolders: new Set(
+      [...assets].flatMap((asset) => {
+        const parts = asset.split('/');
+        return parts.slice(1).map((_, index) => parts.slice(0, index + 1).join('/'));
+      }),
+    ),
+    external,
+  };
   for (const node of nodes) {
     for (const edge of node.edges) {
-      edge.resolved = resolveEdge(edge, byPath, ids);
+      if (external.some((pattern) => pattern.test(edge.target))) edge.external = true;
+      edge.resolved = resolveEdge(edge, context);
     }
   }
 }
 
-function resolveEdge(edge: Edge, byPath: ReadonlyMap<string, string>, ids: ReadonlySet<string>): string | null {
+interface Resolution {
+  byPath: ReadonlyMap<string, string>;
+  ids: ReadonlySet<string>;
+  commandAliases: ReadonlyMap<string, string>;
+  assets: ReadonlySet<string>;
+  assetFolders: ReadonlySet<string>;
+  external: readonly RegExp[];
+}
+
+/** A command is also known by its frontmatter name (e.g. router ns-workflow as gsd-workflow). */
+function commandAliases(nodes: readonly IrNode[]): Map<string, string> {
+  const aliases = new Map<string, string>();
+  for (const node of nodes) {
+    if (node.kind !== 'command') continue;
+    aliases.set(node.name, node.id);
+    const declared = node.frontmatter?.data?.['name'];
+    if (typeof declared === 'string') aliases.set(declared.replace(/^gsd[:-]/, ''), node.id);
+  }
+  return aliases;
+}
+
+function resolveEdge(edge: Edge, context: Resolution): string | null {
   switch (edge.kind) {
     case 'include':
     case 'read':
       if (edge.external) return null;
-      return byPath.get(edge.target) ?? (GENERATED_PATHS.has(edge.target) ? `generated:${edge.target}` : null);
+      if (context.byPath.has(edge.target)) return context.byPath.get(edge.target)!;
+      if (GENERATED_PATHS.has(edge.target)) return `generated:${edge.target}`;
+      if (context.assets.has(edge.target) || context.assetFolders.has(edge.target)) return `asset:${edge.target}`;
+      return null;
     case 'spawn':
-      return ids.has(`agent:${edge.target}`) ? `agent:${edge.target}` : edge.target === 'general-purpose' ? 'builtin:general-purpose' : null;
+      return context.ids.has(`agent:${edge.target}`) ? `agent:${edge.target}` : edge.target === 'general-purpose' ? 'builtin:general-purpose' : null;
     case 'slash':
     case 'skill':
     case 'requires':
-      return ids.has(`command:${edge.target}`) ? `command:${edge.target}` : null;
+      return context.commandAliases.get(edge.target) ?? null;
   }
 }

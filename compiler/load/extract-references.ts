@@ -10,8 +10,12 @@ export interface ExtractedReferences {
   spans: RewriteSpan[];
 }
 
-/** The canonical install root, `~/.claude`, `$HOME/.claude`, `./.claude` or a bare `.claude`. */
-const ROOT = /(?<![\w.\/$-])(?:(~|\$HOME|\$\{HOME\})\/|(\.)\/)?\.claude(?=\/|(?![\w.-]))/g;
+/**
+ * The canonical install root: `~/.claude`, `$HOME/.claude`, `./.claude` or a
+ * bare `.claude`, where a path starts (after space, a quote, `(`, `=`, `@`, a
+ * shell default `:-` or a `${VAR}/` prefix), never inside another path.
+ */
+const ROOT = /(?<=^|[\s"'`(\[=@,]|:-|\}\/)(?:(~|\$HOME|\$\{HOME\})\/|(\.)\/)?\.claude(?=\/|(?![\w.-]))/g;
 /** A path into the installed tree, with or without the root in front. */
 const TREE_PATH = /(?<![\w.\/$-])(?:(?:~|\$HOME|\$\{HOME\}|\.)\/)?(?:\.claude\/)?(gsd-core\/[A-Za-z0-9_.\/{}*<>$-]*)/g;
 const INCLUDE_LINE = /^@(\S+)$/;

@@ -17,6 +17,33 @@ export interface HookEntry {
 
 const FILE = 'hooks/hooks.json';
 
+/**
+ * A registry written as a Claude Code settings.json `hooks` object (the
+ * upstream corpus's form): each command's script file becomes one entry.
+ */
+export function loadSettingsHooks(text: string): { hooks: HookEntry[]; diagnostics: Diagnostic[] } {
+  const parsed = parseJsonWithPositions(text);
+  if (parsed.error) return { hooks: [], diagnostics: [diagnostic(FILE, parsed.error.line, parsed.error.column, 'hooks-schema', `expected JSON, found ${parsed.error.message}`)] };
+  const events = ((parsed.data ?? {}) as { hooks?: Record<string, { matcher?: string; hooks?: { command?: string; timeout?: number }[] }[]> }).hooks ?? {};
+  const hooks: HookEntry[] = [];
+  for (const [event, groups] of Object.entries(events)) {
+    for (const group of groups ?? []) {
+      for (const hook of group.hooks ?? []) {
+        const script = /hooks\/([\w.-]+\.(?:js|cjs|sh))/.exec(hook.command ?? '')?.[1];
+        if (!script) continue;
+        hooks.push({
+          id: script.replace(/\.(?:js|cjs|sh)$/, ''),
+          entry: script,
+          event,
+          ...(group.matcher ? { matcher: group.matcher } : {}),
+          ...(hook.timeout ? { timeout: hook.timeout } : {}),
+        });
+      }
+    }
+  }
+  return { hooks, diagnostics: [] };
+}
+
 /** Pure: the registry text and the corpus paths → entries or positioned diagnostics. */
 export function loadHooks(text: string, corpusPaths: ReadonlySet<string>): { hooks: HookEntry[]; diagnostics: Diagnostic[] } {
   const parsed = parseJsonWithPositions(text);

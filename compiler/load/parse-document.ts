@@ -5,11 +5,34 @@
 import { unified } from 'unified';
 import remarkParse from 'remark-parse';
 import remarkFrontmatter from 'remark-frontmatter';
-import remarkGfm from 'remark-gfm';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import type { Root, Heading, Code, PhrasingContent } from 'mdast';
 
-const markdown = unified().use(remarkParse).use(remarkFrontmatter, ['yaml']).use(remarkGfm).freeze();
+/**
+ * Block structure is all the IR takes from remark (frontmatter, headings,
+ * code blocks), so inline constructs are switched off: on a 4 MB corpus that
+ * cuts parsing time several-fold. Heading text then keeps its inline markup.
+ */
+const INLINE_CONSTRUCTS = [
+  'attention',
+  'autolink',
+  'characterEscape',
+  'characterReference',
+  'codeText',
+  'hardBreakEscape',
+  'htmlText',
+  'labelStartImage',
+  'labelStartLink',
+  'labelEnd',
+];
+const markdown = unified()
+  .use(remarkParse)
+  .use(remarkFrontmatter, ['yaml'])
+  .use(function disableInlineConstructs(this: { data: () => unknown }) {
+    const data = this.data() as { micromarkExtensions?: unknown[] };
+    (data.micromarkExtensions ??= []).push({ disable: { null: INLINE_CONSTRUCTS } });
+  })
+  .freeze();
 
 export interface Frontmatter {
   /** YAML text between the fences, exactly as written. */

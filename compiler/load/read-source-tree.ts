@@ -17,7 +17,8 @@ export async function readSourceTree(root: string): Promise<SourceFile[]> {
     onlyFiles: true,
     dot: false,
     followSymbolicLinks: false,
-    ignore: ['**/node_modules/**', 'runtime/**', '**/test/**'],
+    // What else to skip is the layout's business (compiler/data/layouts).
+    ignore: ['**/node_modules/**'],
   });
   paths.sort(compareText);
   return Promise.all(paths.map(async (file) => ({ path: file, bytes: await readFile(path.join(root, file)) })));

@@ -26,7 +26,7 @@ export async function diagnoseTree(dir: string): Promise<string[]> {
 }
 
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { REPO_ROOT } from '../pipeline.ts';
 
@@ -50,9 +50,19 @@ export function temporaryDir(label: string): string {
   return mkdtempSync(path.join(os.tmpdir(), `gsd-build-${label}-`));
 }
 
-/** A copy of the project's source/ tree to mutate. */
+/**
+ * A copy of the project's source/ tree to mutate. It lives under the
+ * project's node_modules/.cache so that its runtime build script resolves the
+ * project's packages (esbuild) as the original does.
+ */
 export function copySource(): string {
-  const dir = temporaryDir('source');
+  const cache = path.join(REPO_ROOT, 'node_modules/.cache/gsd-build-tests');
+  mkdirSync(cache, { recursive: true });
+  // The runtime build reads ../schemas next to the source tree, as in the project.
+  const sandbox = mkdtempSync(path.join(cache, 'tree-'));
+  symlinkSync(path.join(REPO_ROOT, 'schemas'), path.join(sandbox, 'schemas'));
+  writeFileSync(path.join(sandbox, 'package.json'), '{ "type": "module" }\n');
+  const dir = path.join(sandbox, 'source');
   cpSync(path.join(REPO_ROOT, 'source'), dir, { recursive: true });
   return dir;
 }
