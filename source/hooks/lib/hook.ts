@@ -1,0 +1,158 @@
+// The frame every GSD hook runs in: read the event JSON from stdin with a
+// timeout and a size cap, run the hook, print its JSON answer, and on any
+// crash apply the hook's declared policy: "allow" lets the tool call through
+// silently (exit 0), "deny" blocks it (exit 2, reason on stderr). The policy
+// is a required argument, so every hook states its stance in code.
+import fs from 'node:fs';
+import path from 'node:path';
+
+export type CrashPolicy = 'allow' | 'deny';
+
+export interface HookInput {
+  session_id?: string;
+  transcript_path?: string;
+  cwd?: string;
+  hook_event_name?: string;
+  tool_name?: string;
+  tool_input?: Record<string, unknown>;
+  tool_response?: unknown;
+  [key: string]: unknown;
+}
+
+/** What a hook returns: JSON for stdout (or nothing), and an exit code. */
+export interface HookAnswer {
+  stdout?: unknown;
+  /** Plain text for stdout (the status line). */
+  text?: string;
+  stderr?: string;
+  exitCode?: number;
+}
+
+const MAX_STDIN = 4 * 1024 * 1024;
+
+export function readStdin(timeoutMs = 3000, stream: NodeJS.ReadableStream = process.stdin): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      stream.removeAllListeners('data');
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    const timer = setTimeout(finish, timeoutMs);
+    stream.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_STDIN) return finish();
+      chunks.push(c);
+    });
+    stream.on('end', finish);
+    stream.on('error', finish);
+  });
+}
+
+export function parseInput(text: string): HookInput {
+  if (text.trim() === '') return {};
+  const value = JSON.parse(text, (key, v) => (key === '__proto__' || key === 'constructor' ? undefined : v)) as unknown;
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as HookInput) : {};
+}
+
+/** Run a hook as a process: stdin → answer → stdout/exit code. */
+export async function runHook(policy: CrashPolicy, hook: (input: HookInput) => HookAnswer | Promise<HookAnswer>): Promise<void> {
+  let answer: HookAnswer;
+  try {
+    answer = await hook(parseInput(await readStdin()));
+  } catch (error) {
+    answer =
+      policy === 'deny'
+        ? { exitCode: 2, stderr: `GSD hook failed and its policy is to block: ${(error as Error)?.message ?? error}` }
+        : { exitCode: 0 };
+  }
+  if (answer.text !== undefined) process.stdout.write(answer.text);
+  else if (answer.stdout !== undefined) process.stdout.write(`${JSON.stringify(answer.stdout)}\n`);
+  if (answer.stderr) process.stderr.write(`${answer.stderr}\n`);
+  process.exitCode = answer.exitCode ?? 0;
+}
+
+export const allow = (): HookAnswer => ({ exitCode: 0 });
+
+export function advise(event: string, context: string, extra: Record<string, unknown> = {}): HookAnswer {
+  return { stdout: { hookSpecificOutput: { hookEventName: event, additionalContext: context, ...extra } } };
+}
+
+export function denyTool(reason: string, extra: Record<string, unknown> = {}): HookAnswer {
+  return {
+    stdout: { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason, ...extra } },
+    stderr: reason,
+    exitCode: 2,
+  };
+}
+
+/** The nearest ancestor of `start` with a `.planning/` directory, or null. */
+export function projectRoot(start: string | undefined): string | null {
+  let dir = path.resolve(start ?? process.cwd());
+  for (let i = 0; i < 12; i++) {
+    try {
+      if (fs.statSync(path.join(dir, '.planning')).isDirectory()) return dir;
+    } catch {
+      // keep walking
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+  return null;
+}
+
+/** A key of .planning/config.json by dotted path, or undefined (never throws). */
+export function configValue(root: string | null, key: string): unknown {
+  if (!root) return undefined;
+  try {
+    let cur: unknown = JSON.parse(fs.readFileSync(path.join(root, '.planning', 'config.json'), 'utf8'));
+    for (const part of key.split('.')) {
+      if (cur === null || typeof cur !== 'object' || !Object.prototype.hasOwnProperty.call(cur, part)) return undefined;
+      cur = (cur as Record<string, unknown>)[part];
+    }
+    return cur;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Session ids become file names: keep them to a safe alphabet. */
+export function safeSession(id: unknown): string | null {
+  return typeof id === 'string' && /^[A-Za-z0-9_-]{1,128}$/.test(id) ? id : null;
+}
+
+/** Every string inside a tool response, joined, capped. */
+export function textOf(value: unknown, cap = 256 * 1024): string {
+  const parts: string[] = [];
+  let size = 0;
+  const walk = (v: unknown, depth: number) => {
+    if (size > cap || depth > 8) return;
+    if (typeof v === 'string') {
+      parts.push(v);
+      size += v.length;
+    } else if (Array.isArray(v)) v.forEach((x) => walk(x, depth + 1));
+    else if (v && typeof v === 'object') Object.values(v).forEach((x) => walk(x, depth + 1));
+  };
+  walk(value, 0);
+  return parts.join('\n').slice(0, cap);
+}
+
+/** Write a small JSON state file atomically (temp + rename) into `dir`. */
+export function writeJsonFile(file: string, data: unknown): void {
+  const temp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temp, JSON.stringify(data));
+  fs.renameSync(temp, file);
+}
+
+export function readJsonFile(file: string): unknown {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,36 @@
+// gsd-read-injection-scanner (PostToolUse: Read|WebFetch|WebSearch). Scans
+// what a tool brought into the context for instructions aimed at the agent.
+// Advisory by default; with security.injection_blocking true, a HIGH finding
+// (3+ rules) blocks. The harness reads the decision from the JSON body at
+// exit 0, so this hook never exits 2. Crash policy: allow.
+import path from 'node:path';
+import { advise, allow, configValue, projectRoot, runHook, textOf, type HookAnswer, type HookInput } from './lib/hook.ts';
+import { advisory, scanText, severityOf } from './lib/injection.ts';
+
+const EXCLUDED = [/(^|\/)\.planning\//, /(^|\/)REVIEW\.md$/i, /(^|\/)CHECKPOINT[^/]*$/i, /(^|\/)(security|injection)[^/]*\.md$/i, /(^|\/)docs\/security\//i, /(^|\/)hooks\/gsd-[^/]+\.js$/];
+
+export function sourceOf(input: HookInput): string {
+  const t = input.tool_input ?? {};
+  if (typeof t.file_path === 'string') return t.file_path;
+  if (typeof t.url === 'string') return t.url;
+  if (typeof t.query === 'string') return `search: ${t.query}`;
+  return input.tool_name ?? 'tool output';
+}
+
+export function readInjectionScanner(input: HookInput): HookAnswer {
+  const source = sourceOf(input);
+  if (input.tool_name === 'Read' && EXCLUDED.some((re) => re.test(source.split(path.sep).join('/')))) return allow();
+  const text = textOf(input.tool_response);
+  if (text.length < 20) return allow();
+  const findings = scanText(text);
+  if (findings.length === 0) return allow();
+  const severity = severityOf(findings);
+  const root = projectRoot(typeof input.cwd === 'string' ? input.cwd : undefined);
+  const message = advisory(findings, source);
+  if (severity === 'HIGH' && configValue(root, 'security.injection_blocking') === true) {
+    return { stdout: { decision: 'block', reason: message, hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: message, findings, severity, source } } };
+  }
+  return advise('PostToolUse', message, { findings, severity, source });
+}
+
+if (typeof require !== 'undefined' && require.main === module) void runHook('allow', readInjectionScanner);
