@@ -2,7 +2,6 @@
 // every file and frontmatter value is within the limits the runtime documents.
 import { LineCounter, parseDocument, isMap, isPair, isScalar } from 'yaml';
 import { diagnostic, type Diagnostic } from '../diagnostics.ts';
-import { splitLines } from '../load/scan-lines.ts';
 import type { VirtualTree } from '../emit/emit-bundle.ts';
 import type { IrNode } from '../ir/types.ts';
 import type { Limit, Target, TargetScope } from '../targets/target-types.ts';
@@ -10,9 +9,11 @@ import type { Limit, Target, TargetScope } from '../targets/target-types.ts';
 /** Folders under another runtime's root that only a GSD install puts there. */
 const GSD_PAYLOAD = '(?:gsd-core|skills/gsd-|agents/gsd-|agents/subagents|commands/gsd|command/gsd|hooks/gsd|workflows/gsd-)';
 
-interface ForeignRoot {
+export interface ForeignRoots {
+  /** One pattern for every foreign root, so each file is scanned once. */
   pattern: RegExp;
-  owner: string;
+  /** Which runtime a matched text belongs to. */
+  ownerOf: (matched: string) => string;
 }
 
 /**
@@ -20,26 +21,36 @@ interface ForeignRoot {
  * `.claude` anywhere (outside the claude target), and any other target's root
  * followed by a GSD payload folder.
  */
-export function foreignRoots(own: Target, all: readonly Target[]): ForeignRoot[] {
+export function foreignRoots(own: Target, all: readonly Target[]): ForeignRoots {
   const ownRoots = new Set(Object.values(own.definition.scopes).map((scope) => (scope as TargetScope).root));
-  const roots: ForeignRoot[] = [];
-  if (!ownRoots.has('.claude')) roots.push({ pattern: /(?<![\w-])\.claude(?=\/|(?![\w.-]))/g, owner: 'the canonical source (Claude Code)' });
+  const owners: { root: string; owner: string }[] = [];
+  const alternatives: string[] = [];
+  if (!ownRoots.has('.claude')) {
+    alternatives.push('(?<![\\w-])\\.claude(?=\\/|(?![\\w.-]))');
+    owners.push({ root: '.claude', owner: 'the canonical source (Claude Code)' });
+  }
   const seen = new Set<string>(['.claude', '.', '']);
   for (const target of all) {
     if (target === own) continue;
     for (const scope of Object.values(target.definition.scopes) as TargetScope[]) {
       if (ownRoots.has(scope.root) || seen.has(scope.root)) continue;
       seen.add(scope.root);
-      roots.push({ pattern: new RegExp(`(?<![\\w.-])(?:~/|\\$HOME/|\\./)?${escapeRegExp(scope.root)}/${GSD_PAYLOAD}`, 'g'), owner: target.definition.name });
+      alternatives.push(`(?<![\\w.-])(?:~/|\\$HOME/|\\./)?${escapeRegExp(scope.root)}/${GSD_PAYLOAD}`);
+      owners.push({ root: scope.root, owner: target.definition.name });
     }
   }
-  return roots;
+  // Longest roots first, so `.gemini/antigravity` is not reported as `.gemini`.
+  owners.sort((a, b) => b.root.length - a.root.length);
+  return {
+    pattern: new RegExp(alternatives.length > 0 ? alternatives.join('|') : '(?!)', 'g'),
+    ownerOf: (matched) => owners.find(({ root }) => matched.includes(root))?.owner ?? 'another runtime',
+  };
 }
 
 export function checkEmittedPaths(
   bundle: string,
   tree: VirtualTree,
-  roots: readonly ForeignRoot[],
+  roots: ForeignRoots,
   nodesByPath: ReadonlyMap<string, IrNode>,
   allowed: readonly RegExp[] = [],
 ): Diagnostic[] {
@@ -47,20 +58,28 @@ export function checkEmittedPaths(
   for (const [path, file] of tree) {
     // Only text rendered from the corpus: the runtime CLI and hooks are runtime-neutral code, never rewritten.
     if (typeof file.contents !== 'string' || file.source === undefined) continue;
-    for (const [index, line] of splitLines(file.contents).entries()) {
-      for (const root of roots) {
-        for (const match of line.content.matchAll(root.pattern)) {
-          if (allowed.some((pattern) => [...line.content.matchAll(new RegExp(pattern.source, 'g'))].some((hit) => hit.index <= match.index && match.index < hit.index + hit[0].length))) continue;
-          const token = wordAround(line.content, match.index);
-          const origin = file.source ? sourcePosition(nodesByPath.get(file.source), token.text) : '';
-          diagnostics.push(
-            diagnostic(`${bundle}/${path}`, index + 1, token.column, 'emit-foreign-path', `expected paths under this bundle's own root, found "${token.text}" (a root of ${root.owner})${origin}`),
-          );
-        }
-      }
+    const text = file.contents;
+    for (const match of text.matchAll(roots.pattern)) {
+      const lineStart = text.lastIndexOf('\n', match.index - 1) + 1;
+      const lineEnd = text.indexOf('\n', match.index);
+      const line = text.slice(lineStart, lineEnd === -1 ? text.length : lineEnd);
+      const column = match.index - lineStart;
+      if (allowed.some((pattern) => [...line.matchAll(new RegExp(pattern.source, 'g'))].some((hit) => hit.index <= column && column < hit.index + hit[0].length))) continue;
+      const token = wordAround(line, column);
+      const lineNumber = countLines(text, match.index);
+      const origin = sourcePosition(nodesByPath.get(file.source), token.text);
+      diagnostics.push(
+        diagnostic(`${bundle}/${path}`, lineNumber, token.column, 'emit-foreign-path', `expected paths under this bundle's own root, found "${token.text}" (a root of ${roots.ownerOf(match[0])})${origin}`),
+      );
     }
   }
   return diagnostics;
+}
+
+function countLines(text: string, offset: number): number {
+  let lines = 1;
+  for (let index = text.indexOf('\n'); index !== -1 && index < offset; index = text.indexOf('\n', index + 1)) lines += 1;
+  return lines;
 }
 
 /** " from <source>:line:col" where the token (or its last path part) appears in the source. */
