@@ -1,7 +1,10 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { builtinModules } from 'node:module';
 import os from 'node:os';
 import { suite, assert } from '../../../compiler/test/harness.ts';
 import { bundleRuntime, loadHookEntries, REPO_ROOT } from '../build.ts';
+import { project, run, tmpDir } from './helpers.ts';
 
 const s = suite('runtime build');
 
@@ -11,7 +14,7 @@ s('should bundle gsd-tools and every hook deterministically, free of machine pat
   assert.equal(a.map((f) => f.path), b.map((f) => f.path));
   for (let i = 0; i < a.length; i++) assert.ok(a[i]!.contents === b[i]!.contents, `${a[i]!.path} differs between builds`);
   const hooks = await loadHookEntries();
-  assert.equal(a.map((f) => f.path), ['gsd-core/bin/gsd-tools.cjs', ...hooks.map((h) => `hooks/${h.id}.js`)].sort());
+  assert.equal(a.map((f) => f.path), ['gsd-core/bin/gsd-tools.cjs', ...new Set(hooks.map((h) => `hooks/${h.id}.js`))].sort());
   for (const f of a) {
     assert.not.ok(f.contents.includes(REPO_ROOT), `${f.path} contains ${REPO_ROOT}`);
     assert.not.ok(f.contents.includes(os.homedir()), `${f.path} contains the home directory`);
@@ -34,6 +37,42 @@ s('should keep gsd-tools.cjs under its size ceiling', async () => {
   const bytes = Buffer.byteLength(cli.contents);
   assert.ok(bytes < 300_000, `gsd-tools.cjs is ${bytes} bytes`);
   assert.not.ok(cli.contents.includes('new Ajv('), 'the config validator is precompiled, not ajv itself');
+});
+
+s('should keep a private V8 code cache, and survive a corrupt or foreign one', async () => {
+  const root = project({ '.planning/STATE.md': '# State\n\nStatus: Ready\n' });
+  const home = tmpDir('gsd-cache-');
+  const env = { XDG_CACHE_HOME: home };
+  let r = await run(['state', 'get', 'Status', '--raw'], { cwd: root, env });
+  assert.is(r.stdout, 'Ready');
+  const dir = path.join(home, 'gsd-tools');
+  const files = fs.readdirSync(dir).filter((n) => n.endsWith('.v8cache'));
+  assert.is(files.length, 1);
+  assert.is(fs.readFileSync(path.join(dir, `${files[0]}.seen`), 'utf8'), 'state get');
+  assert.match(files[0]!, /^[0-9a-f]{16}-v\d+\.\d+\.\d+-\w+\.v8cache$/);
+  const file = path.join(dir, files[0]!);
+  assert.is(fs.statSync(file).mode & 0o777, 0o600);
+  assert.is(fs.statSync(dir).mode & 0o777, 0o700);
+  fs.writeFileSync(file, 'garbage, not V8 data');
+  r = await run(['state', 'get', 'Status', '--raw'], { cwd: root, env });
+  assert.is(r.stdout, 'Ready', 'a rejected cache is ignored');
+  assert.ok(fs.statSync(file).size > 10_000, 'and replaced');
+  const good = fs.readFileSync(file);
+  fs.chmodSync(file, 0o666);
+  r = await run(['state', 'get', 'Status', '--raw'], { cwd: root, env });
+  assert.is(r.stdout, 'Ready');
+  assert.is(fs.statSync(file).mode & 0o777, 0o600, 'a cache others could write is not trusted and is rewritten');
+  assert.ok(good.length > 0);
+  fs.writeFileSync(path.join(dir, '0000000000000000-v1.0.0-x64.v8cache'), 'old');
+  fs.rmSync(file);
+  await run(['slug', 'x'], { cwd: root, env });
+  assert.equal(fs.readdirSync(dir).filter((n) => n.endsWith('.v8cache')).length, 1, 'caches of other builds are pruned');
+  await run(['state', 'json'], { cwd: root, env });
+  assert.is(fs.readFileSync(`${file}.seen`, 'utf8'), 'slug\nstate json', 'a new command grows the cache');
+  const off = tmpDir('gsd-cache-');
+  r = await run(['slug', 'x', '--raw'], { cwd: root, env: { XDG_CACHE_HOME: off, GSD_NO_CODE_CACHE: '1' } });
+  assert.is(r.stdout, 'x');
+  assert.equal(fs.readdirSync(off), []);
 });
 
 s.run();

@@ -48,13 +48,20 @@ export interface Run {
 
 export const FIXED_NOW = '2025-03-04T05:06:07.000Z';
 
+let cacheHome: string | undefined;
+/** One V8 code-cache directory for every CLI run of this test process. */
+export function codeCacheHome(): string {
+  cacheHome ??= tmpDir('gsd-cache-');
+  return cacheHome;
+}
+
 /** Run the bundled CLI as a child process. */
 export async function run(args: string[], opts: { cwd: string; env?: Record<string, string>; input?: string } = { cwd: os.tmpdir() }): Promise<Run> {
   const cli = await cliPath();
   const r: SpawnSyncReturns<string> = spawnSync(process.execPath, [cli, ...args], {
     cwd: opts.cwd,
     encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', HOME: opts.cwd, GSD_NOW: FIXED_NOW, ...opts.env },
+    env: { PATH: process.env.PATH ?? '', HOME: opts.cwd, XDG_CACHE_HOME: codeCacheHome(), GSD_NOW: FIXED_NOW, ...opts.env },
     input: opts.input,
     timeout: 60_000,
   });
