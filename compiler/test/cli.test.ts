@@ -22,7 +22,7 @@ cli('should exit 2 with a usage message for bad usage', () => {
     const result = runCli(args);
     assert.is(result.status, 2, `gsd-build ${args.join(' ')}`);
   }
-  assert.match(runCli(['--target', 'nowhere']).stderr, /expected a target id \(claude, codex[a-z, ]*\), found "nowhere"/);
+  assert.match(runCli(['--target', 'nowhere']).stderr, /expected a target id \([a-z, ]*claude, codex[a-z, ]*\), found "nowhere"/);
 });
 
 cli('should build one target and scope into <out>/<id>/<scope>', () => {
@@ -78,7 +78,7 @@ cli('should fail the golden check with a unified diff when one source byte chang
   }
   const changedLine = text.split('\n').find((line) => line.includes(text.slice(index - 3, index + 3)))!;
   assert.ok(result.stderr.includes(`-${changedLine}`));
-  assert.match(result.stderr, /4 golden file\(s\) out of date/);
+  assert.match(result.stderr, /\d+ golden file\(s\) out of date/);
 });
 
 cli('should fail the golden check on a missing or an orphaned golden file', () => {
