@@ -1,5 +1,5 @@
 // gsd-build: the command line over the pipeline. Exit 0 ok, 1 diagnostics, 2 usage.
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { formatDiagnostic, type Diagnostic } from './diagnostics.ts';
@@ -8,7 +8,8 @@ import { layoutNames } from './load/layout.ts';
 import { writeTrees } from './write/write-tree.ts';
 import { compareWithGolden, formatGoldenFinding, goldenTrees, readGoldenFiles } from './golden/compare-golden.ts';
 import { compareWithBaseline, type Budgets } from './check/check-budgets.ts';
-import { DEFAULT_TARGETS_DIR } from './targets/load-targets.ts';
+import { DEFAULT_TARGETS_DIR, loadTargets } from './targets/load-targets.ts';
+import { MATRIX_BEGIN, MATRIX_END, matrixMarkdown, matrixRows, replaceMatrix } from './report/support-matrix.ts';
 import { SCOPE_IDS, type ScopeId } from './targets/target-types.ts';
 import type { VirtualTree } from './emit/emit-bundle.ts';
 
@@ -33,7 +34,7 @@ Options:
   --targets <dir>   target definitions (default: the project's targets/)
   --layout <name>   how to read the source tree (compiler/data/layouts; detected by default)
 
-Other verbs: check, ir, budgets (gsd-build <verb> --help).`,
+Other verbs: check, ir, budgets, matrix (gsd-build <verb> --help).`,
   check: `Usage: gsd-build check [--update] [--source <dir>] [--golden <dir>]
 
 Builds every bundle afresh and compares it with the goldens (default ./golden),
@@ -43,6 +44,11 @@ any missing or orphaned golden file. --update rewrites the goldens instead.`,
 
 Prints the corpus IR: a summary table, or with --json the full IR
 (schemas/ir.schema.json).`,
+  matrix: `Usage: gsd-build matrix [--update]
+
+Prints the support matrix (runtime × scope × surface, with install roots)
+generated from the target definitions. --update rewrites the copy in README.md
+between its gsd:support-matrix markers.`,
   budgets: `Usage: gsd-build budgets [--source <dir>] [--baseline <budgets.json>]
 
 Prints every file's bytes next to its ceiling, and each command's eager-load
@@ -78,6 +84,8 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         return await runIr(rest, io);
       case 'budgets':
         return await runBudgets(rest, io);
+      case 'matrix':
+        return await runMatrix(rest, io);
     }
   } catch (error) {
     if (error instanceof UsageError) {
@@ -260,6 +268,33 @@ async function runBudgets(args: string[], io: Io): Promise<number> {
     loosened.forEach((d) => io.err(formatDiagnostic(d, values.source ?? 'source')));
     if (loosened.length > 0) return 1;
   }
+  return 0;
+}
+
+async function runMatrix(args: string[], io: Io): Promise<number> {
+  const values = parse(args, { update: { type: 'boolean' } });
+  if (values.help) {
+    io.out(HELP.matrix);
+    return 0;
+  }
+  const { targets, diagnostics } = await loadTargets(values.targets ?? DEFAULT_TARGETS_DIR);
+  if (diagnostics.length > 0) {
+    diagnostics.forEach((d) => io.err(formatDiagnostic(d, values.targets ?? 'targets')));
+    return 1;
+  }
+  const markdown = matrixMarkdown(matrixRows(targets));
+  if (!values.update) {
+    io.out(markdown.trimEnd());
+    return 0;
+  }
+  const readmePath = path.join(REPO_ROOT, 'README.md');
+  const updated = replaceMatrix(await readFile(readmePath, 'utf8'), markdown);
+  if (updated === null) {
+    io.err(`README.md: expected the markers ${MATRIX_BEGIN} and ${MATRIX_END}, found none`);
+    return 1;
+  }
+  await writeFile(readmePath, updated);
+  io.out('updated the support matrix in README.md');
   return 0;
 }
 
