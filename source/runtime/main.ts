@@ -20,6 +20,7 @@ const FAMILIES: Record<string, () => Promise<HandlerModule>> = {
   init: () => import('./commands/init.ts'),
   'config-get': () => import('./commands/config.ts'),
   'config-set': () => import('./commands/config.ts'),
+  'config-new-project': () => import('./commands/config.ts'),
   'resolve-model': () => import('./commands/config.ts'),
   state: () => import('./commands/state.ts'),
   roadmap: () => import('./commands/roadmap.ts'),

@@ -1,5 +1,7 @@
 // config-get, config-set, resolve-model.
-import { str } from '../cli/parse.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import { bool, str } from '../cli/parse.ts';
 import type { Ctx } from '../core/context.ts';
 import { CliError } from '../core/errors.ts';
 import { writeAtomic } from '../core/fs.ts';
@@ -9,6 +11,7 @@ import {
   checkConfig,
   coerceValue,
   configDefaults,
+  deepMerge,
   forgetConfig,
   getPath,
   knownKeys,
@@ -95,7 +98,35 @@ export const resolveModelCmd: Handler = (inv, ctx: Ctx) => {
   return { data: answer, raw: answer.model };
 };
 
+export const configNewProject: Handler = (inv, ctx: Ctx) => {
+  const choices = inv.flags['<choices>'] ?? {};
+  if (choices === null || typeof choices !== 'object' || Array.isArray(choices)) throw new CliError('invalid-args', 'config-new-project: the choices must be a JSON object');
+  const root = ctx.rootOrCwd;
+  const planning = path.join(root, '.planning');
+  const file = path.join(planning, 'config.json');
+  fs.mkdirSync(planning, { recursive: true });
+  return withLock(path.join(planning, '.lock'), () => {
+    if (fs.existsSync(file) && !bool(inv, '--force')) return { data: { created: false, reason: 'already_exists', path: ctx.rel(file) } };
+    const { $schema: _s, ...defaults } = configDefaults();
+    void _s;
+    const merged = deepMerge(defaults, choices as JsonMap) as JsonMap;
+    delete merged.commit_docs;
+    delete merged.search_gitignored;
+    const text = `${JSON.stringify(merged, null, 2)}\n`;
+    try {
+      checkConfig(merged, text, 'config-new-project');
+    } catch (error) {
+      throw new CliError('refused', (error as Error).message);
+    }
+    const unknown = Object.keys(choices as object).filter((k) => !schemaFor(k));
+    if (unknown.length) throw new CliError('refused', `config-new-project: unknown config key(s) ${unknown.join(', ')}`);
+    writeAtomic(file, text);
+    return { data: { created: true, path: ctx.rel(file) } };
+  });
+};
+
 export const handlers: Record<string, Handler> = {
+  'config-new-project': configNewProject,
   'config-get': configGet,
   'config-set': configSet,
   'resolve-model': resolveModelCmd,

@@ -23,6 +23,7 @@ import {
 } from '../planning/phases.ts';
 import { phaseInfo, roadmapFor, verificationStatus } from '../planning/phase-info.ts';
 import { markRequirements } from '../planning/requirements.ts';
+import { computeProgress, progressBar } from '../planning/progress.ts';
 import { mutateState, setField, statePath } from '../planning/state.ts';
 import { findField } from '../md/body.ts';
 import { requireRoadmap } from './roadmap.ts';
@@ -352,6 +353,7 @@ const complete: Handler = (inv, ctx) =>
               setField(body, 'Status', 'Ready to plan');
             } else setField(body, 'Status', 'All phases complete');
             setField(body, 'Last activity', `${today} — Phase ${info.number} complete`);
+            setField(body, 'Progress', progressBar(computeProgress(ctx.planning, roadmapFor(ctx)).percent));
           });
           stateUpdated = r.written;
         } catch (error) {

@@ -13,6 +13,8 @@ import { findField, findHeading, sectionRange, type Doc } from '../md/body.ts';
 import { appendBullet, ensureSection, removeBullet, replaceTail, type HeadingSpec } from '../md/sections.ts';
 import { flatConfig, loadConfig } from '../config/config.ts';
 import { displayPhase, findPhaseDir, normalizePhase, scanPhase } from '../planning/phases.ts';
+import { computeProgress, progressBar } from '../planning/progress.ts';
+import { roadmapFor } from '../planning/phase-info.ts';
 import { currentFrontmatter, getField, mutateState, readState, setField, statePath } from '../planning/state.ts';
 import type { Handler } from '../main.ts';
 
@@ -256,7 +258,26 @@ const recordMetric: Handler = (inv, ctx) => {
   return { data: { recorded: true, phase, plan, duration, row: r.result, updated: r.written ? ['By Plan'] : [], frontmatter: r.frontmatter } };
 };
 
+const updateProgress: Handler = (_inv, ctx) => {
+  const r = mutateState(ctx, (body) => {
+    const p = computeProgress(ctx.planning, (() => {
+      try {
+        return roadmapFor(ctx);
+      } catch {
+        return null;
+      }
+    })());
+    const bar = progressBar(p.percent);
+    const res = setField(body, 'Progress', bar);
+    return { ...p, bar, found: res.found, changed: res.changed };
+  });
+  const { found, changed, ...progress } = r.result;
+  if (!found) return { data: { updated: [], frontmatter: [], reason: 'no "Progress:" field in STATE.md', ...progress }, raw: progress.bar };
+  return { data: { updated: changed ? ['Progress'] : [], frontmatter: r.frontmatter, ...progress }, raw: progress.bar };
+};
+
 export const handlers: Record<string, Handler> = {
+  'state update-progress': updateProgress,
   'state load': load,
   'state json': json,
   'state get': get,

@@ -141,7 +141,27 @@ const references: Handler = (inv, ctx) => {
   };
 };
 
+const NEXT: Record<string, { action: string; command: (n: string) => string | null }> = {
+  missing: { action: 'verify', command: (n) => `/gsd-verify-work ${n}` },
+  gaps_found: { action: 'plan-gaps', command: (n) => `/gsd-plan-phase ${n} --gaps` },
+  human_needed: { action: 'human-verify', command: (n) => `/gsd-verify-work ${n}` },
+  passed: { action: 'complete', command: (n) => `/gsd-transition ${n}` },
+  unknown: { action: 'fix-verification', command: () => null },
+};
+
+const status: Handler = (inv, ctx) => {
+  const info = phaseInfo(ctx, inv.args.phase!);
+  const docs = phaseDocs(info);
+  const st = verificationStatus(docs.VERIFICATION ?? null);
+  const next = NEXT[st]!;
+  return {
+    data: { phase: info.number, status: st, path: docs.VERIFICATION ? ctx.rel(docs.VERIFICATION) : null, next_action: next.action, next_command: next.command(info.number) },
+    raw: st,
+  };
+};
+
 export const handlers: Record<string, Handler> = {
+  'verify status': status,
   'verify plan-structure': planStructure,
   'verify phase-completeness': phaseCompleteness,
   'verify references': references,

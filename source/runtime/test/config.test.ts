@@ -4,7 +4,7 @@ import { suite, assert } from '../../../compiler/test/harness.ts';
 import { configDefaults, knownKeys, schemaFor } from '../config/config.ts';
 import { resolveModel } from '../config/models.ts';
 import { main } from '../main.ts';
-import { project, read, run } from './helpers.ts';
+import { project, read, run, tmpDir } from './helpers.ts';
 
 const s = suite('runtime config');
 
@@ -79,6 +79,22 @@ s('should set values with coercion, refuse unknown or polluting keys, and unset 
   r = await run(['config-set', 'workflow.research', 'null'], { cwd: root });
   assert.equal(JSON.parse(read(root, '.planning/config.json')).workflow, {});
   assert.is(({} as Record<string, unknown>).polluted, undefined);
+});
+
+s('should write a new project config from defaults and choices, once', async () => {
+  const root = tmpDir();
+  let r = await run(['config-new-project', '{"mode": "yolo", "workflow": {"research": false}}'], { cwd: root });
+  assert.equal(r.json, { created: true, path: '.planning/config.json' });
+  const cfg = JSON.parse(read(root, '.planning/config.json'));
+  assert.is(cfg.mode, 'yolo');
+  assert.is(cfg.workflow.research, false);
+  assert.is(cfg.workflow.plan_check, true);
+  r = await run(['config-new-project', '{}'], { cwd: root });
+  assert.equal(r.json, { created: false, reason: 'already_exists', path: '.planning/config.json' });
+  r = await run(['config-new-project', '{"mode": "turbo"}', '--force'], { cwd: root });
+  assert.is(r.code, 1);
+  assert.match(r.stderr, /mode: must be one of/);
+  assert.is(JSON.parse(read(root, '.planning/config.json')).mode, 'yolo');
 });
 
 s('should mask secret keys when printing them', async () => {

@@ -194,8 +194,31 @@ s('should complete a phase only when every plan has a summary and verification p
   assert.match(roadmap!, /^\| 1\. Foundation \| 2\/2 \| Complete \| 2025-03-04 \|$/m);
   assert.match(state!, /^Phase: 2 of 3 \(Features\)$/m);
   assert.match(state!, /^Status: Ready to plan$/m);
+  assert.match(state!, /^Progress: \[███░░░░░░░\] 33%$/m, 'one of three phases');
   assert.match(reqs!, /^- \[x\] \*\*CORE-01\*\*/m);
   assert.match(reqs!, /^\| CORE-02 \| Phase 1 \| Complete \|$/m);
+});
+
+s('should report a phase\'s verification status and next step', async () => {
+  const root = standardProject();
+  let r = await run(['verification', 'status', '1'], { cwd: root });
+  assert.equal(r.json, { phase: '1', status: 'missing', path: null, next_action: 'verify', next_command: '/gsd-verify-work 1' });
+  fs.writeFileSync(path.join(root, '.planning/phases/01-foundation/01-VERIFICATION.md'), VERIFIED.replace('passed', 'gaps_found'));
+  r = await run(['verify', 'status', '1', '--raw'], { cwd: root });
+  assert.is(r.stdout, 'gaps_found');
+});
+
+s('should recompute the body progress bar', async () => {
+  const root = standardProject({ '.planning/phases/01-foundation/01-01-SUMMARY.md': summary('01', '01') });
+  let r = await run(['state', 'update-progress'], { cwd: root });
+  assert.is(r.json.bar, '[░░░░░░░░░░] 0%', 'min(plans 50%, phases 0%)');
+  assert.equal(r.json.updated, [], 'the bar already said 0%');
+  assert.is(r.json.total_plans, 2);
+  assert.is(r.json.completed_plans, 1);
+  fs.writeFileSync(path.join(root, '.planning/phases/01-foundation/01-02-SUMMARY.md'), summary('01', '02'));
+  r = await run(['state', 'update-progress', '--raw'], { cwd: root });
+  assert.is(r.stdout, '[███░░░░░░░] 33%');
+  assert.match(read(root, '.planning/STATE.md'), /^Progress: \[███░░░░░░░\] 33%$/m);
 });
 
 s('should mark requirements complete on both surfaces and report the rest', async () => {
