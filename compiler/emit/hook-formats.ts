@@ -26,6 +26,12 @@ function byEvent(hooks: readonly RuntimeHook[]): Map<string, RuntimeHook[]> {
   return events;
 }
 
+/** Cascade's tool actions, for a tool event registered without a matcher. */
+const WINDSURF_ACTIONS = ['read_code', 'write_code', 'run_command', 'mcp_tool_use'];
+
+/** Antigravity events whose entries are matcher groups rather than bare handlers. */
+const ANTIGRAVITY_TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse']);
+
 export const HOOK_FORMATS: Record<string, HookFormat> = {
   /** Claude Code's settings.json shape, also read by Codex's hooks.json and several others. */
   'settings-json': (hooks) =>
@@ -40,12 +46,45 @@ export const HOOK_FORMATS: Record<string, HookFormat> = {
         ]),
       ),
     }),
-  /** Cursor's hooks.json: version 1, a flat list of commands per event. */
+  /** Cursor's hooks.json: version 1, a flat list of commands per event, each with its own matcher and timeout. */
   'cursor-json': (hooks) =>
-    json({ version: 1, hooks: Object.fromEntries([...byEvent(hooks)].map(([event, list]) => [event, list.map((hook) => ({ command: hook.command }))])) }),
-  /** Windsurf's hooks.json: a flat list of commands per event, no version. */
-  'windsurf-json': (hooks) =>
-    json({ hooks: Object.fromEntries([...byEvent(hooks)].map(([event, list]) => [event, list.map((hook) => ({ command: hook.command, show_output: false }))])) }),
+    json({
+      version: 1,
+      hooks: Object.fromEntries(
+        [...byEvent(hooks)].map(([event, list]) => [
+          event,
+          list.map((hook) => ({ command: hook.command, ...(hook.matcher ? { matcher: hook.matcher } : {}), ...(hook.timeout ? { timeout: hook.timeout } : {}) })),
+        ]),
+      ),
+    }),
+  /**
+   * Windsurf's hooks.json: a flat list of commands per event, no version.
+   * Cascade names tool events by action (pre_write_code, pre_run_command…),
+   * so a target maps a tool event to a pattern such as `pre_{action}` and its
+   * matcher tool map names the actions; the hook is listed under each one.
+   */
+  'windsurf-json': (hooks) => {
+    const expanded = hooks.flatMap((hook) =>
+      hook.event.includes('{action}')
+        ? (hook.matcher?.split('|') ?? WINDSURF_ACTIONS).map((action) => ({ ...hook, event: hook.event.replace('{action}', action) }))
+        : [hook],
+    );
+    return json({ hooks: Object.fromEntries([...byEvent(expanded)].map(([event, list]) => [event, list.map((hook) => ({ command: hook.command, show_output: false }))])) });
+  },
+  /**
+   * Antigravity's hooks.json: top-level keys are hook names (here the GSD hook
+   * id), each holding its events; tool events list matcher groups, the other
+   * events list handlers directly.
+   */
+  'antigravity-json': (hooks) => {
+    const named: Record<string, Record<string, unknown[]>> = {};
+    for (const hook of hooks) {
+      const handler = { type: 'command', command: hook.command, ...(hook.timeout ? { timeout: hook.timeout } : {}) };
+      const events = (named[hook.id] ??= {});
+      (events[hook.event] ??= []).push(ANTIGRAVITY_TOOL_EVENTS.has(hook.event) ? { matcher: hook.matcher ?? '*', hooks: [handler] } : handler);
+    }
+    return json(named);
+  },
   /** GitHub Copilot's hook file: version 1, bash commands with a timeout in seconds. */
   'copilot-json': (hooks) =>
     json({

@@ -91,7 +91,10 @@ export function renderRoot(anchor: string, target: TargetDefinition, scope: Targ
 function replaceLiterals(text: string, target: TargetDefinition): string {
   let output = text;
   for (const { find, replace, word } of target.replacements ?? []) {
-    const pattern = new RegExp(word ? `(?<![\\w.-])${escapeRegExp(find)}(?![\\w-])` : escapeRegExp(find), 'g');
+    // A whole-word find is bounded only on the edges that are word characters, so `Bash(` matches `Bash(cat …)`.
+    const before = word && /^\w/.test(find) ? '(?<![\\w.-])' : '';
+    const after = word && /\w$/.test(find) ? '(?![\\w-])' : '';
+    const pattern = new RegExp(`${before}${escapeRegExp(find)}${after}`, 'g');
     output = output.replace(pattern, () => replace);
   }
   return output;
