@@ -1,0 +1,438 @@
+// The antigravity, cursor, windsurf, augment and trae targets: where each
+// surface lands in both scopes, the frontmatter each runtime reads, slash
+// syntax and {{GSD_ARGS}}, tool maps, the namespace layout, hook
+// registration in each runtime's own format, and the limits they document.
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { allBundles, compile, emitBundles, REPO_ROOT, type Compiled } from '../pipeline.ts';
+import type { VirtualTree } from '../emit/emit-bundle.ts';
+import type { ScopeId, TargetDefinition } from '../targets/target-types.ts';
+import { suite, assert } from './harness.ts';
+import { copySource, diagnoseTree, FIXTURES, temporaryDir } from './fixture-support.ts';
+
+const GROUP = ['antigravity', 'cursor', 'windsurf', 'augment', 'trae'] as const;
+type Id = (typeof GROUP)[number];
+const SCOPES: readonly ScopeId[] = ['global', 'local'];
+
+/** Each runtime's root per scope: home-relative for global, project-relative for local. */
+const ROOTS: Record<Id, Record<ScopeId, string>> = {
+  antigravity: { global: '.gemini/config', local: '.agents' },
+  cursor: { global: '.cursor', local: '.cursor' },
+  windsurf: { global: '.codeium/windsurf', local: '.windsurf' },
+  augment: { global: '.augment', local: '.augment' },
+  trae: { global: '.trae', local: '.trae' },
+};
+const ENV: Record<Id, string[]> = {
+  antigravity: ['ANTIGRAVITY_CONFIG_DIR'],
+  cursor: ['CURSOR_CONFIG_DIR'],
+  windsurf: ['WINDSURF_CONFIG_DIR'],
+  augment: ['AUGMENT_CONFIG_DIR'],
+  trae: ['TRAE_CONFIG_DIR'],
+};
+const SKILL_TARGETS: readonly Id[] = ['antigravity', 'cursor', 'augment', 'trae'];
+const NESTED: readonly Id[] = ['augment', 'trae'];
+const ADAPTER: Record<Id, string> = {
+  antigravity: '<antigravity_skill_adapter>',
+  cursor: '<cursor_skill_adapter>',
+  windsurf: '<windsurf_command_adapter>',
+  augment: '<augment_skill_adapter>',
+  trae: '<trae_skill_adapter>',
+};
+/** Tool names each runtime's hook matchers and agent tool lists may use. */
+const RUNTIME_TOOLS: Record<'antigravity' | 'cursor' | 'augment', ReadonlySet<string>> = {
+  antigravity: new Set(['view_file', 'write_to_file', 'replace_file_content', 'multi_replace_file_content', 'run_command', 'grep_search', 'list_dir', 'read_url_content', 'search_web', 'ask_question', 'invoke_subagent']),
+  cursor: new Set(['Shell', 'StrReplace', 'Write', 'Read', 'Grep', 'Glob', 'Task', 'WebFetch', 'WebSearch']),
+  augment: new Set(['launch-process', 'str-replace-editor', 'save-file', 'view', 'web-fetch', 'web-search']),
+};
+const CURSOR_EVENTS = new Set(['sessionStart', 'sessionEnd', 'beforeSubmitPrompt', 'preToolUse', 'postToolUse', 'postToolUseFailure', 'stop', 'subagentStart', 'subagentStop', 'preCompact']);
+const WINDSURF_EVENTS = new Set(['pre_read_code', 'pre_write_code', 'pre_run_command', 'pre_mcp_tool_use', 'post_read_code', 'post_write_code', 'post_run_command', 'post_mcp_tool_use', 'pre_user_prompt', 'post_cascade_response']);
+const ANTIGRAVITY_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'SessionStart', 'Stop']);
+const AUGMENT_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'SessionStart', 'SessionEnd', 'Stop']);
+
+let compiled: Compiled;
+let bundles: Map<string, VirtualTree>;
+
+const group = suite('targets: antigravity, cursor, windsurf, augment, trae');
+
+group.before(async () => {
+  compiled = await compile({ sourceDir: path.join(REPO_ROOT, 'source') });
+  bundles = emitBundles(compiled, GROUP.flatMap((target) => SCOPES.map((scope) => ({ target, scope })))).bundles;
+});
+
+const definition = (id: Id): TargetDefinition => compiled.targets.find((t) => t.definition.id === id)!.definition;
+const tree = (id: Id, scope: ScopeId) => bundles.get(`${id}/${scope}`)!;
+const text = (bundle: VirtualTree, file: string) => {
+  const entry = bundle.get(file);
+  assert.ok(entry, `missing ${file}`);
+  return String(entry!.contents);
+};
+const commands = () => compiled.ir.nodes.filter((node) => node.kind === 'command');
+const agents = () => compiled.ir.nodes.filter((node) => node.kind === 'agent');
+/** Files rendered from the corpus (not built code such as the runtime CLI or hook scripts). */
+const corpusFiles = (bundle: VirtualTree) => [...bundle].filter(([, file]) => file.source !== undefined && typeof file.contents === 'string');
+
+function frontmatter(contents: string): Record<string, unknown> {
+  const match = /^---\n([\s\S]*?\n)---\n/.exec(contents);
+  assert.ok(match, 'no frontmatter');
+  return parseYaml(match![1]!) as Record<string, unknown>;
+}
+
+/** Where a command lands in a bundle built from source/ (no ns-* routers, so every layout is flat). */
+function commandPath(id: Id, scope: ScopeId, name: string): string {
+  const root = ROOTS[id][scope];
+  if (id === 'windsurf') return `${root}/${scope === 'global' ? 'global_workflows' : 'workflows'}/gsd-${name}.md`;
+  return `${root}/skills/gsd-${name}/SKILL.md`;
+}
+
+group('should declare both scopes with the runtime roots and the installer overrides', () => {
+  for (const id of GROUP) {
+    const target = definition(id);
+    assert.is(target.slash, '/gsd-{name}', id);
+    assert.is(target.arguments, '{{GSD_ARGS}}', id);
+    assert.is(target.unsupportedScopes, undefined, id);
+    assert.is(target.scopes.global!.base, 'home');
+    assert.is(target.scopes.local!.base, 'project');
+    assert.is(target.scopes.global!.root, ROOTS[id].global, id);
+    assert.is(target.scopes.local!.root, ROOTS[id].local, id);
+    assert.equal(target.scopes.global!.env, ENV[id], id);
+    assert.is(target.scopes.local!.env, undefined, id);
+  }
+});
+
+group('should place commands, agents and the payload where each runtime reads them, in both scopes', () => {
+  for (const id of GROUP) {
+    for (const scope of SCOPES) {
+      const bundle = tree(id, scope);
+      const root = ROOTS[id][scope];
+      for (const command of commands()) assert.ok(bundle.has(commandPath(id, scope, command.name)), `${id}/${scope}: ${command.name}`);
+      for (const agent of agents()) assert.ok(bundle.has(`${root}/agents/${agent.name}.md`), `${id}/${scope}: ${agent.name}`);
+      assert.ok(bundle.has(`${root}/gsd-core/workflows/plan-phase.md`));
+      assert.ok(bundle.has(`${root}/gsd-core/VERSION`));
+      // One invocation surface per runtime: skills or workflows, never a commands/ copy under the same names.
+      assert.not.ok([...bundle.keys()].some((file) => file.startsWith(`${root}/commands/`)), `${id}/${scope} has a commands/ folder`);
+      if (id === 'windsurf') {
+        for (const command of commands()) assert.ok(bundle.has(`${root}/gsd-core/commands/gsd/${command.name}.md`), command.name);
+        assert.not.ok([...bundle.keys()].some((file) => file.includes('/skills/')));
+      }
+    }
+  }
+});
+
+group('should keep every file under the runtime root and name no other runtime root', () => {
+  for (const id of GROUP) {
+    for (const scope of SCOPES) {
+      const bundle = tree(id, scope);
+      const root = ROOTS[id][scope];
+      for (const file of bundle.keys()) assert.ok(file.startsWith(`${root}/`), `${id}/${scope}/${file}`);
+      for (const [file, entry] of corpusFiles(bundle)) {
+        const contents = String(entry.contents);
+        assert.not.match(contents, /(?<![\w-])\.claude\b/, `${id}/${scope}/${file}`);
+        assert.not.match(contents, /\bCLAUDE\.md\b/, `${id}/${scope}/${file}`);
+        assert.not.match(contents, /\$ARGUMENTS/, `${id}/${scope}/${file}`);
+        if (scope === 'local') assert.not.match(contents, /(?:~|\$HOME)\//, `${id}/local/${file} names a home path`);
+      }
+    }
+  }
+});
+
+group('should mention commands as /gsd-<name> and define {{GSD_ARGS}} wherever a user enters', () => {
+  for (const id of GROUP) {
+    for (const scope of SCOPES) {
+      const bundle = tree(id, scope);
+      for (const [file, entry] of corpusFiles(bundle)) {
+        const contents = String(entry.contents);
+        assert.not.match(contents, /\$gsd-[a-z]|\/skill:gsd-|(?<![\w.])\/gsd:(?!section\b|only\b)[a-z]/, `${id}/${scope}/${file}`);
+      }
+      const entry = text(bundle, commandPath(id, scope, 'plan-phase'));
+      // The entry file either defines {{GSD_ARGS}} itself (skills) or points to the text that does (Windsurf wrappers).
+      const defining = id === 'windsurf' ? text(bundle, `${ROOTS[id][scope]}/gsd-core/commands/gsd/plan-phase.md`) : entry;
+      assert.match(defining, /`\/gsd-execute-phase`/);
+      assert.ok(defining.includes(ADAPTER[id]), `${id}/${scope}: no adapter`);
+      assert.match(defining, /`\{\{GSD_ARGS\}\}` (?:below )?stands for the text/);
+      assert.ok(defining.indexOf(ADAPTER[id]) < defining.indexOf('Phase and flags: {{GSD_ARGS}}'), `${id}/${scope}: the adapter comes before the first use`);
+    }
+  }
+});
+
+group('should write skills with name and description only, the name matching its folder', () => {
+  for (const id of SKILL_TARGETS) {
+    for (const scope of SCOPES) {
+      const bundle = tree(id, scope);
+      for (const command of commands()) {
+        const file = commandPath(id, scope, command.name);
+        const data = frontmatter(text(bundle, file));
+        assert.equal(Object.keys(data), ['name', 'description'], `${id}/${scope}/${file}`);
+        assert.is(data['name'], `gsd-${command.name}`);
+        assert.is(path.posix.basename(path.posix.dirname(file)), data['name']);
+        assert.is(data['description'], String(command.frontmatter!.data!['description']).replace(/\s+/g, ' ').trim());
+      }
+    }
+  }
+});
+
+group('should write agents in each runtime frontmatter, tools in the runtime names or none', () => {
+  for (const id of GROUP) {
+    for (const scope of SCOPES) {
+      const bundle = tree(id, scope);
+      for (const agent of agents()) {
+        const contents = text(bundle, `${ROOTS[id][scope]}/agents/${agent.name}.md`);
+        const data = frontmatter(contents);
+        assert.is(data['name'], agent.name);
+        assert.is(data['description'], String(agent.frontmatter!.data!['description']).replace(/\s+/g, ' ').trim());
+        assert.not.match(contents, /^# hooks:/m, 'the source frontmatter (and its comments) is not kept');
+        if (id !== 'antigravity') {
+          assert.equal(Object.keys(data), ['name', 'description'], `${id}/${scope}/${agent.name}`);
+          continue;
+        }
+        assert.equal(Object.keys(data), ['name', 'description', 'tools'], agent.name);
+        const tools = String(data['tools']).split(', ');
+        assert.ok(tools.length > 0);
+        for (const tool of tools) assert.ok(RUNTIME_TOOLS.antigravity.has(tool), `${agent.name}: ${tool}`);
+        if (/\bBash\b/.test(String(agent.frontmatter!.data!['tools']))) assert.ok(tools.includes('run_command'), agent.name);
+      }
+    }
+  }
+});
+
+group('should write Windsurf workflows as thin wrappers under the workflow caps', () => {
+  for (const scope of SCOPES) {
+    const bundle = tree('windsurf', scope);
+    const root = ROOTS.windsurf[scope];
+    const readRoot = scope === 'global' ? `~/${root}` : root;
+    for (const command of commands()) {
+      const wrapper = text(bundle, commandPath('windsurf', scope, command.name));
+      assert.equal(Object.keys(frontmatter(wrapper)), ['description']);
+      assert.ok([...String(frontmatter(wrapper)['description'])].length <= 180);
+      assert.ok(Buffer.byteLength(wrapper) <= 12000);
+      assert.ok(Buffer.byteLength(wrapper) < 1000, `${command.name}: a wrapper, not the full text`);
+      assert.match(wrapper, new RegExp(`^# /gsd-${command.name}$`, 'm'));
+      assert.ok(wrapper.includes(`Read \`${readRoot}/gsd-core/commands/gsd/${command.name}.md\``), wrapper);
+      assert.ok(wrapper.includes('`{{GSD_ARGS}}`'), 'the wrapper names the placeholder literally');
+      const full = text(bundle, `${root}/gsd-core/commands/gsd/${command.name}.md`);
+      assert.ok(full.startsWith(`---\nname: gsd:${command.name}\n`), 'the full text keeps the source frontmatter');
+      assert.ok(full.includes(`read \`${readRoot}/agents/gsd-x.md\``), 'agents are read from this bundle');
+    }
+  }
+});
+
+group('should nest routed commands under their router for augment and trae, and stay flat elsewhere', async () => {
+  const source = copySource();
+  writeFileSync(
+    path.join(source, 'commands/gsd/ns-workflow.md'),
+    [
+      '---',
+      'name: gsd-workflow',
+      'description: "workflow | plan and execute a phase"',
+      'allowed-tools:',
+      '  - Read',
+      '  - Skill',
+      'requires: [plan-phase, execute-phase]',
+      '---',
+      'Route to the phase skill the user wants.',
+      '',
+      '| User wants | Invoke |',
+      '|---|---|',
+      '| Plan a phase | gsd-plan-phase |',
+      '| Execute a phase in waves | gsd-execute-phase --wave |',
+      '',
+      'Invoke the matched skill directly using the Skill tool.',
+      '',
+    ].join('\n'),
+  );
+  const result = await compile({ sourceDir: source });
+  assert.equal(result.diagnostics, []);
+  const built = emitBundles(result, GROUP.flatMap((target) => SCOPES.map((scope) => ({ target, scope })))).bundles;
+  for (const id of GROUP) {
+    for (const scope of SCOPES) {
+      const bundle = built.get(`${id}/${scope}`)!;
+      const root = ROOTS[id][scope];
+      if (!NESTED.includes(id)) {
+        if (id !== 'windsurf') for (const name of ['ns-workflow', 'plan-phase', 'execute-phase']) assert.ok(bundle.has(`${root}/skills/gsd-${name}/SKILL.md`), `${id}: ${name} flat`);
+        continue;
+      }
+      const router = `${root}/skills/gsd-ns-workflow/SKILL.md`;
+      for (const name of ['plan-phase', 'execute-phase']) {
+        assert.ok(bundle.has(`${root}/skills/gsd-ns-workflow/skills/gsd-${name}/SKILL.md`), `${id}/${scope}: ${name} nested`);
+        assert.not.ok(bundle.has(`${root}/skills/gsd-${name}/SKILL.md`), `${id}/${scope}: ${name} not also at the top`);
+        assert.is(frontmatter(text(bundle, `${root}/skills/gsd-ns-workflow/skills/gsd-${name}/SKILL.md`))['name'], `gsd-${name}`);
+      }
+      for (const name of ['help', 'new-project', 'progress']) assert.ok(bundle.has(`${root}/skills/gsd-${name}/SKILL.md`), `${id}/${scope}: unrouted ${name} at the top`);
+      const table = text(bundle, router);
+      assert.is(frontmatter(table)['name'], 'gsd-ns-workflow');
+      assert.match(table, /^\| User wants \| Read \|$/m);
+      assert.match(table, /^\| Plan a phase \| Read `skills\/gsd-plan-phase\/SKILL\.md` \|$/m);
+      assert.match(table, /^\| Execute a phase in waves \| Read `skills\/gsd-execute-phase\/SKILL\.md` \(--wave\) \|$/m);
+      assert.not.match(table, /Skill tool/);
+      assert.ok(table.includes(ADAPTER[id]));
+    }
+  }
+});
+
+group('should rewrite tool words in call syntax for augment and trae only, and never into a tools list', async () => {
+  const source = copySource();
+  const reference = path.join(source, 'gsd-core/references/planning-principles.md');
+  writeFileSync(reference, `${readFileSync(reference, 'utf8')}\nCreate files with Write, never with \`Bash(cat << 'EOF')\`; fix them with \`Edit(file)\` after \`Read(file)\`, and track work with \`TodoWrite(items)\`.\n`);
+  const result = await compile({ sourceDir: source });
+  assert.equal(result.diagnostics, []);
+  const built = emitBundles(result, GROUP.flatMap((target) => SCOPES.map((scope) => ({ target, scope })))).bundles;
+  const line = (id: Id) => text(built.get(`${id}/local`)!, `${ROOTS[id].local}/gsd-core/references/planning-principles.md`).trimEnd().split('\n').pop();
+  assert.is(line('augment'), "Create files with Write, never with `launch-process(cat << 'EOF')`; fix them with `str-replace-editor(file)` after `view(file)`, and track work with `add_tasks(items)`.");
+  assert.is(line('trae'), "Create files with Write, never with `Shell(cat << 'EOF')`; fix them with `StrReplace(file)` after `Read(file)`, and track work with `TodoWrite(items)`.");
+  for (const id of ['antigravity', 'cursor', 'windsurf'] as const) assert.is(line(id), "Create files with Write, never with `Bash(cat << 'EOF')`; fix them with `Edit(file)` after `Read(file)`, and track work with `TodoWrite(items)`.");
+  for (const [key, bundle] of built) {
+    for (const [file, entry] of bundle) {
+      const contents = String(entry.contents);
+      assert.not.match(contents, /conversational prompting/, `${key}/${file}`);
+      if (file.endsWith('SKILL.md') || file.includes('/agents/')) {
+        const data = frontmatter(contents);
+        assert.not.ok('allowed-tools' in data, `${key}/${file}`);
+      }
+    }
+  }
+});
+
+group('should register the hook registry in each runtime format, with its events and tool names', () => {
+  const registry = path.join(REPO_ROOT, 'source/hooks/hooks.json');
+  if (!existsSync(registry)) return;
+  const entries = JSON.parse(readFileSync(registry, 'utf8')) as { id: string; event: string; optIn?: boolean }[];
+  const registrable = new Set(entries.filter((entry) => !entry.optIn).map((entry) => entry.id));
+  const optIn = new Set(entries.filter((entry) => entry.optIn).map((entry) => entry.id));
+  for (const id of GROUP) {
+    for (const scope of SCOPES) {
+      const bundle = tree(id, scope);
+      const root = ROOTS[id][scope];
+      if (id === 'trae') {
+        assert.not.ok([...bundle.keys()].some((file) => file.startsWith(`${root}/hooks`) || file.endsWith('settings.json')), 'Trae has no hooks');
+        continue;
+      }
+      const file = id === 'augment' ? `${root}/settings.json` : `${root}/hooks.json`;
+      const registration = JSON.parse(text(bundle, file)) as Record<string, unknown>;
+      const commandsSeen: string[] = [];
+      const matchersSeen: string[] = [];
+      const eventsSeen: string[] = [];
+      if (id === 'antigravity') {
+        for (const [name, events] of Object.entries(registration)) {
+          assert.ok(registrable.has(name), `${id}: ${name} is a registry hook`);
+          for (const [event, list] of Object.entries(events as Record<string, unknown[]>)) {
+            eventsSeen.push(event);
+            for (const group of list as { matcher?: string; hooks?: { type: string; command: string }[]; type?: string; command?: string }[]) {
+              if (event === 'PreToolUse' || event === 'PostToolUse') {
+                matchersSeen.push(group.matcher!);
+                for (const handler of group.hooks!) {
+                  assert.is(handler.type, 'command');
+                  commandsSeen.push(handler.command);
+                }
+              } else {
+                assert.is(group.type, 'command');
+                commandsSeen.push(group.command!);
+              }
+            }
+          }
+        }
+      } else {
+        const hooks = (registration['hooks'] ?? {}) as Record<string, { command?: string; matcher?: string; hooks?: { command: string }[]; show_output?: boolean }[]>;
+        if (id === 'cursor') assert.is(registration['version'], 1);
+        else assert.not.ok('version' in registration);
+        for (const [event, list] of Object.entries(hooks)) {
+          eventsSeen.push(event);
+          for (const entry of list) {
+            if (entry.matcher) matchersSeen.push(entry.matcher);
+            if (id === 'augment') commandsSeen.push(...entry.hooks!.map((handler) => handler.command));
+            else commandsSeen.push(entry.command!);
+            if (id === 'windsurf') assert.equal(Object.keys(entry), ['command', 'show_output']);
+            if (id === 'cursor') for (const key of Object.keys(entry)) assert.ok(['command', 'matcher', 'timeout'].includes(key), key);
+          }
+        }
+      }
+      const allowedEvents = { antigravity: ANTIGRAVITY_EVENTS, cursor: CURSOR_EVENTS, windsurf: WINDSURF_EVENTS, augment: AUGMENT_EVENTS }[id];
+      assert.ok(eventsSeen.length > 0, `${id}/${scope}: nothing registered`);
+      for (const event of eventsSeen) assert.ok(allowedEvents.has(event), `${id}/${scope}: event ${event}`);
+      const tools = id === 'windsurf' ? undefined : RUNTIME_TOOLS[id];
+      for (const matcher of matchersSeen) for (const tool of matcher.split('|')) assert.ok(tools?.has(tool), `${id}/${scope}: matcher tool ${tool}`);
+      const prefix = scope === 'global' ? `node "$HOME/${root}/hooks/` : `node "${root}/hooks/`;
+      for (const command of commandsSeen) {
+        assert.ok(command.startsWith(prefix), `${id}/${scope}: ${command}`);
+        const script = /\/hooks\/([\w.-]+)"$/.exec(command)![1]!;
+        assert.ok(bundle.has(`${root}/hooks/${script}`), `${id}/${scope}: ${script} is shipped`);
+        assert.not.ok(optIn.has(script.replace(/\.(?:js|sh)$/, '')), `${id}/${scope}: opt-in ${script} is not registered`);
+      }
+    }
+  }
+  // Windsurf lists a tool hook under each Cascade action its matcher names.
+  const windsurf = JSON.parse(text(tree('windsurf', 'local'), '.windsurf/hooks.json')) as { hooks: Record<string, { command: string }[]> };
+  const secretGuard = (event: string) => (windsurf.hooks[event] ?? []).some((entry) => entry.command.includes('gsd-secret-read-guard'));
+  if (entries.some((entry) => entry.id === 'gsd-secret-read-guard' && entry.event === 'PreToolUse')) {
+    assert.ok(secretGuard('pre_read_code') && secretGuard('pre_run_command'));
+    assert.not.ok(secretGuard('pre_write_code'));
+  }
+});
+
+group('should declare the limits each runtime documents, in both scopes', () => {
+  for (const id of SKILL_TARGETS) {
+    for (const scope of SCOPES) {
+      const limits = definition(id).scopes[scope]!.limits ?? [];
+      const skill = `${ROOTS[id][scope]}/skills/gsd-x/SKILL.md`;
+      const nested = `${ROOTS[id][scope]}/skills/gsd-ns-x/skills/gsd-y/SKILL.md`;
+      const on = (key: string, file: string) => limits.find((limit) => limit.frontmatterKey === key && new RegExp(limit.files).test(file));
+      assert.is(on('description', skill)?.maxChars, 1024, `${id}/${scope}`);
+      assert.is(on('name', skill)?.maxChars, 64, `${id}/${scope}`);
+      if (NESTED.includes(id)) assert.ok(on('name', nested), `${id}/${scope}: nested skills are checked too`);
+    }
+  }
+  for (const scope of SCOPES) {
+    const limits = definition('windsurf').scopes[scope]!.limits ?? [];
+    const workflow = commandPath('windsurf', scope, 'x');
+    assert.ok(limits.some((limit) => limit.maxBytes === 12000 && new RegExp(limit.files).test(workflow)), scope);
+    assert.ok(limits.some((limit) => limit.frontmatterKey === 'description' && limit.maxChars === 180 && new RegExp(limit.files).test(workflow)), scope);
+    assert.not.ok(limits.some((limit) => new RegExp(limit.files).test(`${ROOTS.windsurf[scope]}/gsd-core/commands/gsd/x.md`)), 'the full text is not a workflow');
+  }
+});
+
+/** A fixture corpus built against target definitions from targets/ (optionally changed), compared with its expected.txt. */
+async function limitFixture(name: string, targets: Record<string, (definition: TargetDefinition) => TargetDefinition>) {
+  const dir = temporaryDir(`group-b-${name}`);
+  cpSync(path.join(FIXTURES, 'targets-group-b', name, 'source'), path.join(dir, 'source'), { recursive: true });
+  for (const [id, change] of Object.entries(targets)) {
+    const from = path.join(REPO_ROOT, 'targets', id);
+    const to = path.join(dir, 'targets', id);
+    mkdirSync(to, { recursive: true });
+    for (const file of readdirSync(from)) cpSync(path.join(from, file), path.join(to, file));
+    const original = JSON.parse(readFileSync(path.join(from, 'target.json'), 'utf8')) as TargetDefinition;
+    writeFileSync(path.join(to, 'target.json'), `${JSON.stringify(change(original), null, 2)}\n`);
+  }
+  const actual = `${(await diagnoseTree(dir)).join('\n')}\n`;
+  const expectedFile = path.join(FIXTURES, 'targets-group-b', name, 'expected.txt');
+  if (process.env['UPDATE_FIXTURES'] === '1') writeFileSync(expectedFile, actual);
+  assert.fixture(actual, readFileSync(expectedFile, 'utf8'));
+  return actual;
+}
+
+group('should report a skill name over 64 characters in every skill runtime and scope', async () => {
+  const same = (definition: TargetDefinition) => definition;
+  const actual = await limitFixture('skill-name-limit', Object.fromEntries(SKILL_TARGETS.map((id) => [id, same])));
+  const lines = actual.trim().split('\n');
+  assert.is(lines.length, SKILL_TARGETS.length * SCOPES.length);
+  for (const line of lines) assert.match(line, /: error limit-exceeded expected "name" of at most 64 characters \(Agent Skills spec: name of at most 64 characters\), found 66$/);
+});
+
+group('should report a Windsurf workflow over 12,000 bytes and a description over 180 characters', async () => {
+  // The real Windsurf limits, on a workflow surface that writes the full body and a long description instead of the wrapper.
+  const unwrapped = (definition: TargetDefinition) => {
+    for (const scope of Object.values(definition.scopes)) {
+      const workflows = scope!.commands[0]!;
+      delete workflows.template;
+      workflows.frontmatter = [{ key: 'description', value: `${'Plan the next phase and check it. '.repeat(6)}Then run it.` }];
+      scope!.commands = [workflows];
+      delete scope!.hooks;
+    }
+    return definition;
+  };
+  const actual = await limitFixture('windsurf-workflow-limits', { windsurf: unwrapped });
+  const lines = actual.trim().split('\n');
+  assert.is(lines.length, 4);
+  assert.is(lines.filter((line) => /limit-exceeded expected at most 12000 bytes/.test(line)).length, 2);
+  assert.is(lines.filter((line) => /limit-exceeded expected "description" of at most 180 characters/.test(line)).length, 2);
+});
+
+group.run();
