@@ -10,7 +10,7 @@ import { renderAgents } from './agent-formats.ts';
 import { renderFrontmatter, truncate } from './render-frontmatter.ts';
 import { renderRoot, renderString, renderText, type RenderContext } from './render-text.ts';
 import { nestRouterTable, routedCommands } from './nest-routers.ts';
-import { HOOK_FORMATS, runtimeHooks } from './hook-formats.ts';
+import { EXECUTABLE_HOOK_FORMATS, HOOK_FORMATS, hookFiles, runtimeHooks } from './hook-formats.ts';
 import type { HookEntry } from '../load/load-hooks.ts';
 
 export interface TreeFile {
@@ -86,7 +86,8 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
   }
   if (scope.hooks && hooks.length > 0) {
     const registered = runtimeHooks(hooks, scope.hooks, target.definition.toolMaps ?? {}, hookScriptName);
-    if (registered.length > 0) put(at(scope.hooks.path), HOOK_FORMATS[scope.hooks.format]!(registered));
+    const runnable = EXECUTABLE_HOOK_FORMATS.has(scope.hooks.format) ? { executable: true } : {};
+    for (const [file, list] of hookFiles(scope.hooks.path, registered)) put(at(file), HOOK_FORMATS[scope.hooks.format]!(list), runnable);
   }
   for (const config of scope.config ?? []) put(at(config.path), renderConfig(config, target));
   return new Map([...tree.entries()].sort(([a], [b]) => compareText(a, b)));
@@ -166,6 +167,7 @@ function renderConfig(config: ConfigFile, target: Target): string {
     case 'toml':
       return `# Entries GSD adds to this file. The installer merges them into yours and removes exactly them on uninstall.\n${stringifyToml(config.entries ?? {})}\n`;
     case 'markdown':
+    case 'file':
       return target.files[config.file ?? ''] ?? '';
   }
 }

@@ -2,9 +2,11 @@
 // in Claude Code's events and tool names); a target picks one of these
 // formats and maps events and matchers. Each format is one small function.
 import { stringify as stringifyToml } from 'smol-toml';
+import { Document } from 'yaml';
 import type { HookEntry } from '../load/load-hooks.ts';
 import type { HookSurface, ToolMap } from '../targets/target-types.ts';
 import { mapTools } from './render-frontmatter.ts';
+import { clineHookScript } from './hook-format-cline.ts';
 
 /** A hook as one runtime sees it: its event and matcher mapped, its command line built. */
 export interface RuntimeHook {
@@ -12,6 +14,8 @@ export interface RuntimeHook {
   event: string;
   matcher?: string;
   timeout?: number;
+  /** What the hook wants when it cannot run: "deny" blocks the tool call. */
+  crashPolicy?: 'allow' | 'deny';
   command: string;
 }
 
@@ -98,7 +102,41 @@ export const HOOK_FORMATS: Record<string, HookFormat> = {
     `# Entries GSD adds to this file. The installer merges them into yours and removes exactly them on uninstall.\n${stringifyToml({
       hooks: hooks.map((hook) => ({ event: hook.event, ...(hook.matcher ? { matcher: hook.matcher } : {}), command: hook.command, timeout: hook.timeout ?? 10 })),
     })}\n`,
+  /**
+   * Hermes Agent's shell hooks: a `hooks:` block in the profile's config.yaml,
+   * one list of {matcher, command, timeout} per event; a pre_tool_call hook
+   * that must block when it cannot run is marked fail_closed.
+   */
+  'hermes-yaml': (hooks) =>
+    `# Entries GSD adds to this file. The installer merges them into yours and removes exactly them on uninstall.\n${new Document({
+      hooks: Object.fromEntries(
+        [...byEvent(hooks)].map(([event, list]) => [
+          event,
+          list.map((hook) => ({
+            ...(hook.matcher ? { matcher: hook.matcher } : {}),
+            command: hook.command,
+            ...(hook.timeout ? { timeout: hook.timeout } : {}),
+            ...(hook.crashPolicy === 'deny' && event === 'pre_tool_call' ? { fail_closed: true } : {}),
+          })),
+        ]),
+      ),
+    }).toString({ lineWidth: 0 })}`,
+  /** Cline: an executable Node dispatcher per event file (compiler/emit/hook-format-cline.ts). */
+  'cline-script': clineHookScript,
 };
+
+/** Formats whose registration file is itself a program the runtime runs. */
+export const EXECUTABLE_HOOK_FORMATS: ReadonlySet<string> = new Set(['cline-script']);
+
+/**
+ * The registration files of a hook surface: one file at its path, or, when the
+ * path names `{event}`, one file per event holding that event's hooks.
+ */
+export function hookFiles(pathPattern: string, hooks: readonly RuntimeHook[]): [string, RuntimeHook[]][] {
+  if (hooks.length === 0) return [];
+  if (!pathPattern.includes('{event}')) return [[pathPattern, [...hooks]]];
+  return [...byEvent(hooks)].map(([event, list]) => [pathPattern.replaceAll('{event}', event), list]);
+}
 
 /** The registry as this runtime sees it; hooks on events it lacks, or opt-in ones, are left out. */
 export function runtimeHooks(registry: readonly HookEntry[], surface: HookSurface, toolMaps: Record<string, ToolMap>, scriptName: (hook: HookEntry) => string): RuntimeHook[] {
@@ -110,7 +148,7 @@ export function runtimeHooks(registry: readonly HookEntry[], surface: HookSurfac
     const toolMap = surface.matcherToolMap ? toolMaps[surface.matcherToolMap] : undefined;
     const matcher = hook.matcher === undefined ? undefined : mapTools(hook.matcher.split('|'), toolMap).join('|') || undefined;
     if (hook.matcher !== undefined && matcher === undefined) continue;
-    hooks.push({ id: hook.id, event, ...(matcher ? { matcher } : {}), ...(hook.timeout ? { timeout: hook.timeout } : {}), command: surface.command.replaceAll('{file}', scriptName(hook)) });
+    hooks.push({ id: hook.id, event, ...(matcher ? { matcher } : {}), ...(hook.timeout ? { timeout: hook.timeout } : {}), ...(hook.crashPolicy ? { crashPolicy: hook.crashPolicy } : {}), command: surface.command.replaceAll('{file}', scriptName(hook)) });
   }
   return hooks;
 }

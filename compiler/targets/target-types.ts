@@ -61,8 +61,8 @@ export interface AgentSurface {
 
 export interface ConfigFile {
   path: string;
-  /** json and toml files are merged into the user's by the installer; markdown goes between GSD markers. */
-  format: 'json' | 'toml' | 'markdown';
+  /** json and toml files are merged into the user's by the installer; markdown goes between GSD markers; file is written whole (a file GSD owns, e.g. in its own folder). */
+  format: 'json' | 'toml' | 'markdown' | 'file';
   entries?: Record<string, unknown>;
   /** markdown: a file in the target's folder. */
   file?: string;
@@ -71,7 +71,7 @@ export interface ConfigFile {
 export interface HookSurface {
   /** The adapter that writes the registration (compiler/emit/hook-formats.ts). */
   format: string;
-  /** The file the registration goes to. */
+  /** The file the registration goes to; with {event}, one file per event. */
   path: string;
   /** Where the hook scripts go, with {file}. */
   scripts: string;
