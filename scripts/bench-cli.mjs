@@ -30,25 +30,42 @@ try {
     'init plan-phase 1 (no code cache)': [process.execPath, [cli, 'init', 'plan-phase', '1'], noCache],
   };
   const times = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+  const cpu = Object.fromEntries(Object.keys(cases).map((k) => [k, 0]));
+  // CPU time of finished children (user + system), from /proc on Linux; null elsewhere.
+  const childCpuMs = () => {
+    try {
+      const fields = fs.readFileSync('/proc/self/stat', 'utf8').replace(/^.*\) /, '').split(' ');
+      return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
+    } catch {
+      return null;
+    }
+  };
   const once = (name) => {
     const [cmd, args, env] = cases[name];
+    const c0 = childCpuMs();
     const t = process.hrtime.bigint();
     const r = spawnSync(cmd, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const ms = Number(process.hrtime.bigint() - t) / 1e6;
+    const c1 = childCpuMs();
+    if (c0 !== null && c1 !== null) cpu[name] += c1 - c0;
     if (r.status !== 0) throw new Error(`${name} exited ${r.status}: ${r.stderr}`);
     return ms;
   };
   for (const name of Object.keys(cases)) once(name); // warm-up
+  for (const name of Object.keys(cases)) cpu[name] = 0;
   for (let i = 0; i < runs; i++) for (const name of Object.keys(cases)) times[name].push(once(name));
   const median = (xs) => {
     const s = [...xs].sort((a, b) => a - b);
     return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
   };
   const base = median(times['node -e 0']);
+  const baseCpu = cpu['node -e 0'] / runs;
   console.log(`gsd-tools.cjs: ${fs.statSync(cli).size} bytes; ${runs} runs each, interleaved; load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   for (const name of Object.keys(cases)) {
     const m = median(times[name]);
-    console.log(`${name.padEnd(34)} median ${m.toFixed(1).padStart(7)} ms   ratio ${(m / base).toFixed(2)}x`);
+    const c = cpu[name] / runs;
+    const cpuText = baseCpu > 0 ? `   cpu mean ${c.toFixed(1).padStart(6)} ms  ratio ${(c / baseCpu).toFixed(2)}x` : '';
+    console.log(`${name.padEnd(34)} wall median ${m.toFixed(1).padStart(7)} ms  ratio ${(m / base).toFixed(2)}x${cpuText}`);
   }
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });

@@ -59,8 +59,10 @@ function runtimePlugins(validator: string): Plugin[] {
       name: 'gsd-config-validator',
       setup(b) {
         b.onLoad({ filter: /[\\/]config[\\/]validate-shape\.ts$/ }, () => ({ contents: validator, loader: 'js', resolveDir: RUNTIME_DIR }));
-        b.onLoad({ filter: /[\\/]config\.schema\.json$/ }, async (args) => ({
-          contents: JSON.stringify(stripDocs(JSON.parse(await readFile(args.path, 'utf8')))),
+        // A fixed name, not a path: the module key stays the same wherever the tree is.
+        b.onResolve({ filter: /[\\/]schemas[\\/]config\.schema\.json$/ }, () => ({ path: 'config.schema.json', namespace: 'gsd-schema' }));
+        b.onLoad({ filter: /.*/, namespace: 'gsd-schema' }, async () => ({
+          contents: JSON.stringify(stripDocs(JSON.parse(await readFile(SCHEMA_FILE, 'utf8')))),
           loader: 'json',
         }));
       },
@@ -81,6 +83,9 @@ const COMMON = {
   minifyWhitespace: true,
   minifySyntax: true,
   define: { __GSD_BUNDLED__: 'true', 'import.meta.url': '"file:///gsd-core/bin/gsd-tools.cjs"' },
+  // Fixed here rather than read from a tsconfig.json, so a copy of the source
+  // tree anywhere (tests, --source) bundles to the same bytes.
+  tsconfigRaw: { compilerOptions: { strict: true, verbatimModuleSyntax: true, target: 'ES2022' } },
 } as const;
 
 async function one(options: Parameters<typeof build>[0], label: string): Promise<string> {
