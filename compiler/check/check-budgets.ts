@@ -112,7 +112,7 @@ export function checkBudgets(rows: readonly BudgetRow[], loaded: LoadedBudgets |
 /** Tighten-only: every cap and ceiling of `current` is at or below the same one in `baseline`. */
 export function compareWithBaseline(baseline: Budgets, current: LoadedBudgets): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
-  const report = (path: (string | number)[], was: number, now: number, what: string) => {
+  const report = (path: (string | number)[], was: number, now: number | string, what: string) => {
     const { line, column } = current.locate(path);
     diagnostics.push(diagnostic(current.file, line, column, 'budget-loosened', `expected ${what} at or below the baseline ${was}, found ${now}`));
   };
@@ -129,7 +129,16 @@ export function compareWithBaseline(baseline: Budgets, current: LoadedBudgets): 
   for (const [path, entry] of Object.entries(current.budgets.files ?? {})) {
     const was = baseline.files?.[path]?.ceiling;
     if (was !== undefined && entry.ceiling !== undefined && entry.ceiling > was) report(['files', path, 'ceiling'], was, entry.ceiling, `the ceiling of ${path}`);
-    if (was !== undefined && entry.ceiling === undefined) report(['files', path], was, Number.NaN, `a ceiling for ${path}`);
+    if (was !== undefined && entry.ceiling === undefined) report(['files', path], was, 'none', `a ceiling for ${path}`);
+    // Moving a file to a bigger tier loosens it as much as raising its ceiling.
+    const kind = Object.entries(current.budgets.tiers).find(([, tiers]) => entry.tier !== undefined && tiers?.[entry.tier] !== undefined)?.[0] as NodeKind | undefined;
+    const oldTier = baseline.files?.[path]?.tier ?? 'DEFAULT';
+    const newCap = kind ? current.budgets.tiers[kind]?.[entry.tier ?? 'DEFAULT'] : undefined;
+    const oldCap = kind ? baseline.tiers[kind]?.[oldTier] : undefined;
+    if (newCap !== undefined && oldCap !== undefined && newCap > oldCap) report(['files', path, 'tier'], oldCap, newCap, `the tier cap of ${path} (${oldTier} → ${entry.tier})`);
+  }
+  for (const [path, entry] of Object.entries(baseline.files ?? {})) {
+    if (entry.ceiling !== undefined && current.budgets.files?.[path] === undefined) report(['files'], entry.ceiling, 'none', `a ceiling for ${path}`);
   }
   return diagnostics;
 }

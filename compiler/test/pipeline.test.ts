@@ -14,6 +14,7 @@ import { WHEN_VOCABULARY } from '../pipeline.ts';
 import type { VirtualTree } from '../emit/emit-bundle.ts';
 import { suite, assert } from './harness.ts';
 import { copySource } from './fixture-support.ts';
+import { compareWithBaseline, loadBudgets } from '../check/check-budgets.ts';
 
 const pipeline = suite('pipeline');
 let compiled: Compiled;
@@ -100,10 +101,19 @@ pipeline('should give the same bundles for CRLF and BOM sources', async () => {
     const file = path.join(copy, node.path);
     writeFileSync(file, '\uFEFF' + readFileSync(file, 'utf8').replace(/\n/g, '\r\n'));
   }
+  const lf = await compile({ sourceDir: path.join(REPO_ROOT, 'source') });
   const crlf = await compile({ sourceDir: copy });
   assert.equal(crlf.diagnostics, []);
+  const lfBundles = emitBundles(lf, allBundles(lf.targets)).bundles;
   const crlfBundles = emitBundles(crlf, allBundles(crlf.targets)).bundles;
-  for (const [key, tree] of bundles) assert.equal([...crlfBundles.get(key)!], [...tree], key);
+  const differing: string[] = [];
+  for (const [key, tree] of lfBundles) {
+    const other = crlfBundles.get(key)!;
+    for (const file of new Set([...tree.keys(), ...other.keys()])) {
+      if (String(tree.get(file)?.contents) !== String(other.get(file)?.contents)) differing.push(`${key}/${file}`);
+    }
+  }
+  assert.equal(differing, []);
 });
 
 pipeline('should render commands in each runtime syntax and leave no Claude root in Codex bundles', () => {
@@ -188,3 +198,31 @@ only('should keep a gsd:only passage for the named runtimes only, markers stripp
 });
 
 only.run();
+
+const ratchet = suite('budget ratchet');
+
+ratchet('should accept lowered ceilings and report every loosening against a baseline', () => {
+  const text = JSON.stringify(
+    {
+      tiers: { workflow: { DEFAULT: 30000, LARGE: 50000 } },
+      closure: { command: 40000 },
+      files: { 'gsd-core/workflows/a.md': { ceiling: 9000 }, 'gsd-core/workflows/b.md': { tier: 'LARGE' } },
+    },
+    null,
+    2,
+  );
+  const { loaded } = loadBudgets('budgets.json', text);
+  const tighter = { tiers: { workflow: { DEFAULT: 38000, LARGE: 54000 } }, closure: { command: 40000 }, files: { 'gsd-core/workflows/a.md': { ceiling: 9500 }, 'gsd-core/workflows/b.md': { tier: 'LARGE' } } };
+  assert.equal(compareWithBaseline(tighter, loaded!), []);
+  const looser = { tiers: { workflow: { DEFAULT: 25000, LARGE: 50000 } }, closure: { command: 30000 }, files: { 'gsd-core/workflows/a.md': { ceiling: 8000 }, 'gsd-core/workflows/c.md': { ceiling: 100 } } };
+  const messages = compareWithBaseline(looser, loaded!).map((d) => `${d.line}:${d.column} ${d.code} ${d.message}`);
+  assert.equal(messages, [
+    '4:18 budget-loosened expected the workflow DEFAULT cap at or below the baseline 25000, found 30000',
+    '9:16 budget-loosened expected the command closure cap at or below the baseline 30000, found 40000',
+    '13:18 budget-loosened expected the ceiling of gsd-core/workflows/a.md at or below the baseline 8000, found 9000',
+    '16:15 budget-loosened expected the tier cap of gsd-core/workflows/b.md (DEFAULT → LARGE) at or below the baseline 25000, found 50000',
+    '11:12 budget-loosened expected a ceiling for gsd-core/workflows/c.md at or below the baseline 100, found none',
+  ]);
+});
+
+ratchet.run();
