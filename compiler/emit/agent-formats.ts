@@ -23,7 +23,7 @@ export function renderAgents(agents: readonly IrNode[], surface: AgentSurface, c
     const file = at(surface.path, { name: agent.name });
     switch (surface.format) {
       case 'markdown':
-        files.push({ path: file, contents: `${markdownFrontmatter(agent, surface, context)}${body}`, source: agent.path });
+        files.push(...markdownAgent(agent, surface, markdownFrontmatter(agent, surface, context), body, context, at, file));
         break;
       case 'codex-toml':
         files.push({ path: file, contents: codexAgentToml(agent, surface, body.replace(/^\n+/, ''), context), source: agent.path });
@@ -56,6 +56,24 @@ function markdownFrontmatter(agent: IrNode, surface: AgentSurface, context: Rend
   return renderText(agent, context, 0, agent.body.start);
 }
 
+/**
+ * A Markdown agent file. With `spill`, an agent whose file would pass the
+ * runtime's size cap keeps its frontmatter and a short pointer as the file,
+ * and its full prompt moves to a payload file it is told to read.
+ */
+function markdownAgent(agent: IrNode, surface: AgentSurface, frontmatter: string, body: string, context: RenderContext, at: PathOf, file: string): AgentFile[] {
+  const whole = `${frontmatter}${body}`;
+  const spill = surface.spill;
+  if (!spill || Buffer.byteLength(whole) <= spill.maxBytes) return [{ path: file, contents: whole, source: agent.path }];
+  const prompt = at(spill.path, { name: agent.name });
+  const address = context.scope.base === 'home' ? `~/${prompt}` : prompt;
+  const pointer = spill.body.replaceAll('{file}', address).replaceAll('{name}', agent.name);
+  return [
+    { path: file, contents: `${frontmatter}\n${pointer.endsWith('\n') ? pointer : `${pointer}\n`}`, source: agent.path },
+    { path: prompt, contents: body.replace(/^\n+/, ''), source: agent.path },
+  ];
+}
+
 function agentDescription(agent: IrNode, context: RenderContext): string {
   return renderString(String(agent.frontmatter?.data?.['description'] ?? ''), context);
 }
@@ -86,7 +104,12 @@ function tomlMultilineLiteral(text: string): string | null {
   return `'''\n${text}'''`;
 }
 
-/** Kimi: `<name>.yaml` (agent spec) next to `<name>.md` (its system prompt). */
+/**
+ * Kimi: `<name>.yaml` (agent spec) next to `<name>.md` (its system prompt).
+ * Kimi's spec has no description field (the root agent's `subagents` map
+ * carries it); `allowed_tools` repeats `tools` so the Agent tool lists the
+ * subagent's real tools instead of "all".
+ */
 function kimiAgent(agent: IrNode, surface: AgentSurface, body: string, context: RenderContext, file: string): AgentFile[] {
   const prompt = file.replace(/\.ya?ml$/, '.md');
   const tools = mapTools(toolList(agent.frontmatter?.data?.['tools']), surface.toolMap ? context.target.toolMaps?.[surface.toolMap] : undefined);
@@ -94,15 +117,26 @@ function kimiAgent(agent: IrNode, surface: AgentSurface, body: string, context: 
     version: 1,
     agent: {
       name: agent.name,
-      description: agentDescription(agent, context),
       system_prompt_path: `./${prompt.split('/').pop()}`,
       tools,
+      allowed_tools: [...tools],
     },
   };
   return [
     { path: file, contents: new Document(spec).toString({ lineWidth: 0 }), source: agent.path },
-    { path: prompt, contents: body, source: agent.path },
+    { path: prompt, contents: kimiPrompt(body, agent.path), source: agent.path },
   ];
+}
+
+/**
+ * Kimi renders a system prompt as a Jinja template (`${…}` variables, `{% … %}`
+ * blocks, undefined names fatal), so the agent text goes inside a raw block:
+ * shell `${VAR}` and braces stay literal. Only the working directory, which
+ * Kimi's file tools need for absolute paths, is filled in by Kimi.
+ */
+function kimiPrompt(body: string, source: string): string {
+  if (/\{%[-+]?\s*endraw\b/.test(body)) throw new Error(`internal: ${source} contains a Jinja endraw tag; its Kimi prompt cannot be kept literal`);
+  return `Working directory: \${KIMI_WORK_DIR}\n\n{% raw %}\n${body}{% endraw %}\n`;
 }
 
 /** Kimi's root agent: the default agent extended with every GSD subagent. */

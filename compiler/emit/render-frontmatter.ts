@@ -24,7 +24,7 @@ export function renderFrontmatter(rules: readonly FrontmatterRule[], input: Fron
 function buildMap(rules: readonly FrontmatterRule[], input: FrontmatterInput): YAMLMap {
   const map = new YAMLMap();
   for (const rule of rules) {
-    const node = rule.object ? nonEmpty(buildMap(rule.object, input)) : rule.permissions ? permissionsNode(rule.permissions, input) : valueNode(rule, input);
+    const node = rule.object ? nonEmpty(buildMap(rule.object, input)) : rule.permissions ? nonEmpty(permissionsNode(rule.permissions, input)) : valueNode(rule, input);
     if (node) map.add({ key: new Scalar(rule.key), value: node });
   }
   return map;
@@ -95,10 +95,17 @@ function listNode(items: string[], rule: FrontmatterRule): Scalar | YAMLSeq | YA
   return sequence;
 }
 
+/**
+ * Each key the source tools grant gets `allow`, or no entry when `allow` is
+ * absent (the runtime's own policy then applies); every other key gets `deny`.
+ */
 function permissionsNode(permissions: NonNullable<FrontmatterRule['permissions']>, input: FrontmatterInput): YAMLMap {
   const granted = new Set(mapTools(listItems(input.data['tools'] ?? input.data['allowed-tools'] ?? []), input.toolMaps[permissions.toolMap]));
   const map = new YAMLMap();
-  for (const key of permissions.keys) map.add({ key: new Scalar(key), value: new Scalar(granted.has(key) ? permissions.allow : permissions.deny) });
+  for (const key of permissions.keys) {
+    if (!granted.has(key)) map.add({ key: new Scalar(key), value: new Scalar(permissions.deny) });
+    else if (permissions.allow !== undefined) map.add({ key: new Scalar(key), value: new Scalar(permissions.allow) });
+  }
   return map;
 }
 

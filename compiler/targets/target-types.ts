@@ -26,8 +26,8 @@ export interface FrontmatterRule {
   map?: Record<string, string>;
   /** A nested map built from its own rules. */
   object?: FrontmatterRule[];
-  /** A permission map: each key allowed when a source tool maps to it, else denied. */
-  permissions?: { keys: string[]; toolMap: string; allow: string; deny: string };
+  /** A permission map: each key denied unless a source tool maps to it; granted keys get `allow`, or no entry when it is absent. */
+  permissions?: { keys: string[]; toolMap: string; allow?: string; deny: string };
 }
 
 /** Claude tool names → a runtime's; `otherwise` decides for names the map does not list. */
@@ -57,6 +57,8 @@ export interface AgentSurface {
   /** kimi-yaml: the root agent file that lists every subagent. */
   index?: string;
   toolMap?: string;
+  /** markdown: an agent file over `maxBytes` becomes frontmatter + `body` ({file}, {name}); its prompt moves to `path`. */
+  spill?: { maxBytes: number; path: string; body: string };
 }
 
 export interface ConfigFile {
