@@ -22,7 +22,7 @@ cli('should exit 2 with a usage message for bad usage', () => {
     const result = runCli(args);
     assert.is(result.status, 2, `gsd-build ${args.join(' ')}`);
   }
-  assert.match(runCli(['--target', 'nowhere']).stderr, /expected a target id \([a-z, ]*claude, codex[a-z, ]*\), found "nowhere"/);
+  assert.match(runCli(['--target', 'nowhere']).stderr, /expected a target id \([a-z, -]*\bclaude\b[a-z, -]*\bcodex\b[a-z, -]*\), found "nowhere"/);
 });
 
 cli('should build one target and scope into <out>/<id>/<scope>', () => {
