@@ -1,5 +1,6 @@
 // gsd-build: the command line over the pipeline. Exit 0 ok, 1 diagnostics, 2 usage.
 import { readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { formatDiagnostic, type Diagnostic } from './diagnostics.ts';
@@ -12,6 +13,7 @@ import { DEFAULT_TARGETS_DIR, loadTargets } from './targets/load-targets.ts';
 import { MATRIX_BEGIN, MATRIX_END, matrixMarkdown, matrixRows, replaceMatrix } from './report/support-matrix.ts';
 import { SCOPE_IDS, type ScopeId } from './targets/target-types.ts';
 import type { VirtualTree } from './emit/emit-bundle.ts';
+import { buildSite } from './site/build-site.ts';
 
 const COMMON_OPTIONS = {
   source: { type: 'string' },
@@ -34,7 +36,7 @@ Options:
   --targets <dir>   target definitions (default: the project's targets/)
   --layout <name>   how to read the source tree (compiler/data/layouts; detected by default)
 
-Other verbs: check, ir, budgets, matrix (gsd-build <verb> --help).`,
+Other verbs: check, ir, budgets, matrix, site (gsd-build <verb> --help).`,
   check: `Usage: gsd-build check [--update] [--source <dir>] [--golden <dir>]
 
 Builds every bundle afresh and compares it with the goldens (default ./golden),
@@ -54,6 +56,13 @@ between its gsd:support-matrix markers.`,
 Prints every file's bytes next to its ceiling, and each command's eager-load
 closure. --baseline compares the corpus's budgets.json with an older one and
 fails if any cap or ceiling went up (ceilings only tighten).`,
+  site: `Usage: gsd-build site [--source <dir>] [--out <dir>]
+
+Renders the docs site from the corpus IR into <out> (default ./dist/site): an
+index, a page per command, workflow, agent, reference and template, the runtime
+matrix, the byte budgets as charts, and search. Static HTML with relative links
+only and no request outside its own files: open <out>/index.html from disk or
+serve the folder from any static host.`,
 } as const;
 
 type Verb = keyof typeof HELP;
@@ -86,6 +95,8 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         return await runBudgets(rest, io);
       case 'matrix':
         return await runMatrix(rest, io);
+      case 'site':
+        return await runSite(rest, io);
     }
   } catch (error) {
     if (error instanceof UsageError) {
@@ -295,6 +306,33 @@ async function runMatrix(args: string[], io: Io): Promise<number> {
   }
   await writeFile(readmePath, updated);
   io.out('updated the support matrix in README.md');
+  return 0;
+}
+
+async function runSite(args: string[], io: Io): Promise<number> {
+  const values = parse(args, { out: { type: 'string' } });
+  if (values.help) {
+    io.out(HELP.site);
+    return 0;
+  }
+  const started = performance.now();
+  const compiled = await compileFrom(values, io);
+  if (!compiled) return 1;
+  const profilesPath = path.join(values.source ?? 'source', 'runtime', 'model-profiles.json');
+  let modelProfiles: unknown = null;
+  if (existsSync(profilesPath)) {
+    try {
+      modelProfiles = JSON.parse(await readFile(profilesPath, 'utf8'));
+    } catch (error) {
+      io.err(`${profilesPath}: warning: not read, the agent pages show no models (${(error as Error).message})`);
+    }
+  }
+  const tree = buildSite({ ir: compiled.ir, targets: compiled.targets, budgetRows: compiled.budgetRows, hooks: compiled.hooks, version: compiled.version, modelProfiles });
+  const out = values.out ?? path.join('dist', 'site');
+  await writeTrees(path.dirname(out), new Map([[path.basename(out), tree]]));
+  const pages = [...tree.keys()].filter((file) => file.endsWith('.html')).length;
+  const bytes = [...tree.values()].reduce((sum, file) => sum + Buffer.byteLength(file.contents), 0);
+  io.out(`built the site, ${pages} pages and ${tree.size - pages} other files (${bytes} bytes), into ${out}/ in ${Math.round(performance.now() - started)} ms; open ${path.join(out, 'index.html')}`);
   return 0;
 }
 
