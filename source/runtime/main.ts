@@ -22,6 +22,7 @@ const FAMILIES: Record<string, () => Promise<HandlerModule>> = {
   'config-set': () => import('./commands/config.ts'),
   'config-new-project': () => import('./commands/config.ts'),
   'resolve-model': () => import('./commands/config.ts'),
+  'agent-skills': () => import('./commands/config.ts'),
   state: () => import('./commands/state.ts'),
   roadmap: () => import('./commands/roadmap.ts'),
   phase: () => import('./commands/phase.ts'),

@@ -14,7 +14,8 @@ import { appendBullet, ensureSection, removeBullet, replaceTail, type HeadingSpe
 import { flatConfig, loadConfig } from '../config/config.ts';
 import { displayPhase, findPhaseDir, normalizePhase, scanPhase } from '../planning/phases.ts';
 import { computeProgress, progressBar } from '../planning/progress.ts';
-import { roadmapFor } from '../planning/phase-info.ts';
+import { phaseInfo, roadmapFor } from '../planning/phase-info.ts';
+import { countedPhases } from '../planning/roadmap.ts';
 import { currentFrontmatter, getField, mutateState, readState, setField, statePath } from '../planning/state.ts';
 import type { Handler } from '../main.ts';
 
@@ -139,6 +140,39 @@ const patch: Handler = (inv, ctx) => {
   });
   return { data: { ...r.result, frontmatter: r.frontmatter } };
 };
+
+/** Shared by planned-phase and begin-phase: move Current Position to a phase. */
+function positionAt(inv: Invocation, ctx: Ctx, status: string, planNo: (count: number) => number, verb: string) {
+  const phase = str(inv, '--phase')!;
+  const info = phaseInfo(ctx, phase);
+  const name = str(inv, '--name') ?? info.name ?? '';
+  const count = typeof inv.flags['--plans'] === 'number' ? (inv.flags['--plans'] as number) : (info.scan?.live.length ?? 0);
+  let total: number | null = null;
+  try {
+    const rm = roadmapFor(ctx);
+    total = rm ? countedPhases(rm).length : null;
+  } catch (error) {
+    ctx.warn((error as Error).message);
+  }
+  const r = mutateState(ctx, (body) => {
+    const changed: string[] = [];
+    const set = (field: string, value: string) => {
+      const res = setField(body, field, value);
+      if (res.changed) changed.push(res.name);
+    };
+    const current = getField(body, 'Phase');
+    const totalText = total ?? (current ? (/\bof\s+(\d+)/.exec(current)?.[1] ?? '?') : '?');
+    set('Phase', `${info.number} of ${totalText}${name ? ` (${name})` : ''}`);
+    set('Plan', `${planNo(count)} of ${count} in current phase`);
+    set('Status', status);
+    touchActivity(ctx, body, `Phase ${info.number} ${verb}${count ? ` (${count} plan${count === 1 ? '' : 's'})` : ''}`, changed);
+    return changed;
+  });
+  return { data: { updated: r.result, frontmatter: r.frontmatter, phase: info.number, phase_name: name || null, plan_count: count } };
+}
+
+const plannedPhase: Handler = (inv, ctx) => positionAt(inv, ctx, 'Ready to execute', () => 0, 'planned');
+const beginPhase: Handler = (inv, ctx) => positionAt(inv, ctx, 'In progress', (n) => (n > 0 ? 1 : 0), 'started');
 
 const advancePlan: Handler = (_inv, ctx) => {
   const r = mutateState(ctx, (body) => {
@@ -283,6 +317,8 @@ export const handlers: Record<string, Handler> = {
   'state get': get,
   'state update': update,
   'state patch': patch,
+  'state planned-phase': plannedPhase,
+  'state begin-phase': beginPhase,
   'state advance-plan': advancePlan,
   'state record-session': recordSession,
   'state add-decision': addDecision,

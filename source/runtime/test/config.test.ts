@@ -97,6 +97,27 @@ s('should write a new project config from defaults and choices, once', async () 
   assert.is(JSON.parse(read(root, '.planning/config.json')).mode, 'yolo');
 });
 
+s('should leave a malformed config.json byte-identical when asked to change it', async () => {
+  const bad = '{\n  "workflow": {\n    "research": true,,\n  }\n}\n';
+  const root = project({ '.planning/config.json': bad });
+  const r = await run(['config-set', 'mode', 'yolo'], { cwd: root });
+  assert.is(r.code, 1);
+  assert.match(r.stderr, /^Error: \.planning\/config\.json:3:\d+: invalid JSON/);
+  assert.is(read(root, '.planning/config.json'), bad);
+});
+
+s('should list configured agent skills inside the project only', async () => {
+  const root = project({ '.planning/config.json': '{"agent_skills": {"gsd-executor": ["skills/ts.md", "../outside.md", "skills/missing.md"]}}', 'skills/ts.md': '# TS\n' });
+  let r = await run(['agent-skills', 'gsd-executor', '--raw'], { cwd: root });
+  assert.is(r.stdout, '<agent_skills>\nRead these skill files before starting:\n- skills/ts.md\n</agent_skills>');
+  assert.match(r.stderr, /warning: agent-skills gsd-executor: .*contains "\.\."/);
+  assert.match(r.stderr, /skills\/missing\.md does not exist/);
+  r = await run(['agent-skills', 'gsd-planner', '--json'], { cwd: root });
+  assert.equal(r.json, { agent_type: 'gsd-planner', block: '', skills: [], skills_count: 0, configured: false, reason: 'not_configured', warnings: [] });
+  r = await run(['agent-skills', 'gsd-planner'], { cwd: root });
+  assert.is(r.stdout, '""');
+});
+
 s('should mask secret keys when printing them', async () => {
   const root = project({ '.planning/config.json': '{"brave_search": "sk-abcdefgh1234"}' });
   const r = await run(['config-get', 'brave_search', '--raw'], { cwd: root });

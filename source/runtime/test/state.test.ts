@@ -105,6 +105,25 @@ s('should refuse to advance a plan that has no summary, then advance once it has
   assert.is((fm.progress as Record<string, number>).completed_plans, 1);
 });
 
+s('should move the position when a phase is planned and when it starts', async () => {
+  const root = standardProject();
+  let r = await run(['state', 'planned-phase', '--phase', '2'], { cwd: root });
+  assert.is(r.code, 0, r.stderr);
+  assert.equal(r.json.updated, ['Phase', 'Plan', 'Last activity']);
+  let text = read(root, '.planning/STATE.md');
+  assert.match(text, /^Phase: 2 of 3 \(Features\)$/m);
+  assert.match(text, /^Plan: 0 of 0 in current phase$/m);
+  assert.match(text, /^Status: Ready to execute$/m);
+  r = await run(['state', 'begin-phase', '--phase', '1', '--plans', '2'], { cwd: root });
+  assert.is(r.json.plan_count, 2);
+  text = read(root, '.planning/STATE.md');
+  assert.match(text, /^Phase: 1 of 3 \(Foundation\)$/m);
+  assert.match(text, /^Plan: 1 of 2 in current phase$/m);
+  assert.match(text, /^Status: In progress$/m);
+  assert.match(text, /^Last activity: 2025-03-04 — Phase 1 started \(2 plans\)$/m);
+  assert.is(readFrontmatter(text, 'x').data.status, 'executing');
+});
+
 s('should record a session, decisions, blockers and metrics in their sections', async () => {
   const root = standardProject();
   let r = await run(['state', 'record-session', '--stopped-at', 'Plan 1 task 2', '--resume-file', '.planning/phases/01-foundation/01-01-PLAN.md'], { cwd: root });
@@ -244,6 +263,18 @@ s('should recover stale locks (dead holder, dead-man age) and time out on a live
   r = await run(['state', 'update', 'Status', 'C'], { cwd: root, env: { GSD_LOCK_TIMEOUT_MS: '2000' } });
   assert.is(r.code, 0, r.stderr);
   assert.match(read(root, '.planning/STATE.md'), /^Status: C$/m);
+});
+
+s('should refuse oversized JSON input and leave STATE.md alone', async () => {
+  const root = standardProject();
+  const before = read(root, '.planning/STATE.md');
+  const big = JSON.stringify({ Status: 'x'.repeat(1_100_000) });
+  const errs: string[] = [];
+  const { main } = await import('../main.ts');
+  const code = await main(['state', 'patch', big], { cwd: root, env: {}, stdout: () => {}, stderr: (t) => errs.push(t) });
+  assert.is(code, 2);
+  assert.match(errs.join(''), /over the 1048576-byte limit/);
+  assert.is(read(root, '.planning/STATE.md'), before);
 });
 
 s('should load config, raw state and existence flags', async () => {
