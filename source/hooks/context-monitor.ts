@@ -8,14 +8,12 @@
 // Crash policy: allow.
 import os from 'node:os';
 import path from 'node:path';
+import { bridgeFile } from './lib/bridge.ts';
 import { advise, allow, configValue, projectRoot, readJsonFile, runHook, safeSession, writeJsonFile, type HookAnswer, type HookInput } from './lib/hook.ts';
 
 export const DEBOUNCE_CALLS = 5;
 export const STALE_MS = 60_000;
-
-export function bridgeFile(session: string, tmp = os.tmpdir()): string {
-  return path.join(tmp, `claude-ctx-${session}.json`);
-}
+export { bridgeFile };
 
 function debounceFile(session: string, tmp: string): string {
   return path.join(tmp, `claude-ctx-${session}-warned.json`);

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { configValue, projectRoot, runHook, safeSession, writeJsonFile, type HookAnswer, type HookInput } from './lib/hook.ts';
-import { bridgeFile } from './context-monitor.ts';
+import { bridgeFile } from './lib/bridge.ts';
 
 function lastUsage(transcript: string): number | null {
   let fd: number | undefined;

@@ -51,6 +51,8 @@ s('should declare every hook with an event, a timeout and an explicit crash poli
     const src = fs.readFileSync(path.join(import.meta.dirname, '..', h.entry), 'utf8');
     assert.match(src, new RegExp(`runHook\\('${h.crashPolicy}'`), `${h.entry} runs with the declared policy ${h.crashPolicy}`);
     assert.match(src, new RegExp(`Crash policy: ${h.crashPolicy}`), `${h.entry} documents its policy`);
+    // A hook importing another hook would run both in one process.
+    for (const m of src.matchAll(/from '(\.[^']+)'/g)) assert.match(m[1]!, /^\.\/lib\//, `${h.entry} imports ${m[1]}`);
   }
 });
 
