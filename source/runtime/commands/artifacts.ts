@@ -110,7 +110,7 @@ const summaryExtract: Handler = (inv, ctx) => {
   const tech = (d['tech-stack'] ?? d.tech_stack) as Yaml | undefined;
   const techMap = tech && typeof tech === 'object' && !Array.isArray(tech) ? tech : {};
   const decisions = list(d['key-decisions'] ?? d.key_decisions).map((s) => {
-    const [summary, ...rest] = s.split(/\s+[—–-]\s+|:\s+/);
+    const [summary, ...rest] = s.split(/\s+[\u2014\u2013-]\s+|:\s+/);
     return { summary: summary!.trim(), rationale: rest.join(' — ').trim() || null };
   });
   const all: Record<string, unknown> = {

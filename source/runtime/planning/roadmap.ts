@@ -69,8 +69,8 @@ export interface Roadmap {
 
 const PHASE_HEADING = /^(?:\[[^\]]*\]\s*)?Phase\s+([^\s:()]+)\s*(?:\(([^)]*)\))?\s*:\s*(.*?)\s*$/;
 const BULLET = /^\s*[-*]\s+\[( |x|X)\]\s+\*\*Phase\s+([^\s:*]+)\s*:\s*(.*?)\*\*/;
-const CLOSED = /\b(?:CLOSED|ARCHIVED|ABANDONED|SHIPPED|FAILED|COMPLETE[D]?)\b|✅|🗄/i;
-const ACTIVE = /\b(?:STARTED|ACTIVE|WIP|IN PROGRESS|CURRENT)\b|🚧|🔄/i;
+const CLOSED = /\b(?:CLOSED|ARCHIVED|ABANDONED|SHIPPED|FAILED|COMPLETE[D]?)\b|\u2705|\u{1F5C4}/iu; // ✅ 🗄
+const ACTIVE = /\b(?:STARTED|ACTIVE|WIP|IN PROGRESS|CURRENT)\b|\u{1F6A7}|\u{1F504}/iu; // 🚧 🔄
 
 function detailsMask(lines: string[], fence: boolean[]): boolean[] {
   const mask: boolean[] = [];
@@ -158,9 +158,9 @@ export function parseRoadmap(text: string, file: string, stateMilestone?: string
     if (v && h.level <= 3) {
       const status: Milestone['status'] = ACTIVE.test(h.text) ? 'active' : CLOSED.test(h.text) ? 'closed' : 'open';
       const name = h.text
-        .replace(/[🚧🔄✅🗄📋]/gu, '')
+        .replace(/[\u{1F6A7}\u{1F504}\u2705\u{1F5C4}\u{1F4CB}]/gu, '') // 🚧 🔄 ✅ 🗄 📋
         .replace(/\(.*?\)/g, '')
-        .replace(/^.*?\bv\d+(?:\.\d+)*\s*[:\-—–]?\s*/, '')
+        .replace(/^.*?\bv\d+(?:\.\d+)*\s*[:\-\u2014\u2013]?\s*/, '')
         .trim();
       milestones.push({ version: `v${v[1]}`, name, line: h.index, level: h.level, status });
     }

@@ -113,13 +113,13 @@ function parsePhaseLine(v: string | null): { phase: string | null; total: number
   if (!v) return { phase: null, total: null, name: null };
   const m = /^(\S+?)(?:\s+of\s+(\d+))?\s*(?:\((.*)\))?\s*$/.exec(v);
   if (!m) return { phase: v, total: null, name: null };
-  const phase = /^(none|-|tbd|—)$/i.test(m[1]!) ? null : m[1]!;
+  const phase = /^(none|-|tbd|\u2014)$/i.test(m[1]!) ? null : m[1]!;
   return { phase, total: m[2] ? Number(m[2]) : null, name: m[3]?.trim() || null };
 }
 
 function parseActivity(v: string | null): { date: string | null; desc: string | null } {
   if (!v) return { date: null, desc: null };
-  const m = /^(\d{4}-\d{2}-\d{2})(?:\s*[—–:-]+\s*(.*))?$/.exec(v.trim());
+  const m = /^(\d{4}-\d{2}-\d{2})(?:\s*[\u2014\u2013:-]+\s*(.*))?$/.exec(v.trim());
   if (!m) return { date: null, desc: v.trim() || null };
   return { date: m[1]!, desc: m[2]?.trim() || null };
 }
@@ -135,7 +135,7 @@ function fromBody(body: Doc): Record<string, Yaml> {
   const paused = getField(body, 'Paused at', SESSION) ?? getField(body, 'Paused at');
   const stopped = getField(body, 'Stopped at', SESSION);
   const status = getField(body, 'Status', /current position/i) ?? getField(body, 'Status');
-  const placeholder = (s: string | null) => (s && !/^(none|-|—|n\/a)$/i.test(s) ? s : null);
+  const placeholder = (s: string | null) => (s && !/^(none|-|\u2014|n\/a)$/i.test(s) ? s : null);
   return {
     current_phase: phase.phase,
     current_phase_name: phase.name,
@@ -155,7 +155,7 @@ function bodySourceValue(body: Doc | null, key: string): string | null {
 }
 
 function isPlaceholderName(v: Yaml | undefined): boolean {
-  return v === undefined || v === null || v === '' || v === 'milestone' || (typeof v === 'string' && /^[-:—]/.test(v));
+  return v === undefined || v === null || v === '' || v === 'milestone' || (typeof v === 'string' && /^[-:\u2014]/.test(v));
 }
 
 export interface DeriveInput {
