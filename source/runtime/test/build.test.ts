@@ -69,6 +69,11 @@ s('should keep a private V8 code cache, and survive a corrupt or foreign one', a
   assert.equal(fs.readdirSync(dir).filter((n) => n.endsWith('.v8cache')).length, 1, 'caches of other builds are pruned');
   await run(['state', 'json'], { cwd: root, env });
   assert.is(fs.readFileSync(`${file}.seen`, 'utf8'), 'slug\nstate json', 'a new command grows the cache');
+  const blocked = path.join(tmpDir('gsd-cache-'), 'a-file');
+  fs.writeFileSync(blocked, 'not a directory');
+  r = await run(['slug', 'y', '--raw'], { cwd: root, env: { XDG_CACHE_HOME: blocked } });
+  assert.is(r.stdout, 'y', 'an unwritable cache location only costs time');
+  assert.is(r.stderr, '');
   const off = tmpDir('gsd-cache-');
   r = await run(['slug', 'x', '--raw'], { cwd: root, env: { XDG_CACHE_HOME: off, GSD_NO_CODE_CACHE: '1' } });
   assert.is(r.stdout, 'x');
