@@ -142,10 +142,14 @@ export function textOf(value: unknown, cap = 256 * 1024): string {
   return parts.join('\n').slice(0, cap);
 }
 
-/** Write a small JSON state file atomically (temp + rename) into `dir`. */
+/**
+ * Write a small JSON state file atomically: a fresh temp file created with
+ * O_EXCL (so a planted file or symlink at that name is never followed), then
+ * rename, which replaces the name itself.
+ */
 export function writeJsonFile(file: string, data: unknown): void {
-  const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, JSON.stringify(data));
+  const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
+  fs.writeFileSync(temp, JSON.stringify(data), { flag: 'wx', mode: 0o600 });
   fs.renameSync(temp, file);
 }
 
