@@ -30,6 +30,8 @@ export const DIAGNOSTIC_CODES = {
   'ref-agent-unknown': 'a spawned subagent_type names no agent',
   'ref-requires-unknown': 'a requires: entry names no command',
   'ref-requires-missing': 'a command mentions another command it does not list in requires:',
+  'cli-unknown-command': 'a runtime-CLI call names a verb or subcommand its command table lacks',
+  'cli-unknown-flag': 'a runtime-CLI call passes a flag its verb does not take',
   'step-file-missing': 'a gsd:section has no steps/<id>.md file',
   'step-file-orphan': 'a steps/ or modes/ file is reached from nowhere',
   'budget-exceeded': 'a file or eager-load closure is larger than its ceiling',

@@ -17,6 +17,7 @@ import { checkStepFiles } from './check/check-step-files.ts';
 import { checkBudgets, loadBudgets, measureBudgets, type BudgetRow, type LoadedBudgets } from './check/check-budgets.ts';
 import { checkEmittedPaths, checkLimits, foreignRoots } from './check/check-emitted.ts';
 import { checkOnlyBlocks } from './check/check-only-blocks.ts';
+import { checkCliCalls, type CommandTable } from './check/check-cli-calls.ts';
 import { emitBundle, type GeneratedFile, type VirtualTree } from './emit/emit-bundle.ts';
 import { loadTargets } from './targets/load-targets.ts';
 import { SCOPE_IDS, type ScopeId, type Target } from './targets/target-types.ts';
@@ -78,6 +79,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     ...checkStepFiles(ir.nodes),
     ...checkBudgets(budgetRows, budgets),
     ...checkOnlyBlocks(ir.nodes, targets.map((target) => target.definition.id)),
+    ...cliCallFindings(files, layout, ir.nodes),
   );
   const built = await buildGenerated(options.sourceDir);
   const generated: GeneratedFile[] = [
@@ -157,4 +159,11 @@ export function errorsOf(diagnostics: readonly Diagnostic[]): Diagnostic[] {
 
 function isScript(file: string): boolean {
   return /\.(?:sh|cjs|js)$/.test(file) && /(?:^|\/)(?:bin|hooks)\//.test(file);
+}
+
+/** Runtime-CLI calls against the command table the layout names, when the tree has one. */
+function cliCallFindings(files: readonly { path: string; bytes: Uint8Array }[], layout: Layout, nodes: CorpusIr['nodes']): Diagnostic[] {
+  const tableFile = layout.cliTable ? files.find((file) => file.path === layout.cliTable) : undefined;
+  if (!tableFile) return [];
+  return checkCliCalls(nodes, JSON.parse(new TextDecoder().decode(tableFile.bytes)) as CommandTable);
 }

@@ -20,6 +20,8 @@ export interface Layout {
   warnings: Partial<Record<DiagnosticCode, string>>;
   /** Text that names another runtime's folder on purpose (regex → reason); the leak check lets it be. */
   allowedForeignPaths: RegExp[];
+  /** The runtime CLI's command table, against which every call in the corpus is checked. */
+  cliTable?: string;
 }
 
 interface LayoutData {
@@ -33,6 +35,7 @@ interface LayoutData {
   hooks?: Layout['hooks'];
   warnings: Record<string, string>;
   allowedForeignPaths: Record<string, string>;
+  cliTable?: string;
 }
 
 const LAYOUTS_DIR = path.join(path.dirname(new URL(import.meta.url).pathname), '../data/layouts');
@@ -51,6 +54,7 @@ export function loadLayout(name: string): Layout {
     ...(data.hooks ? { hooks: data.hooks } : {}),
     warnings: data.warnings as Layout['warnings'],
     allowedForeignPaths: Object.keys(data.allowedForeignPaths).map((pattern) => new RegExp(pattern)),
+    ...(data.cliTable ? { cliTable: data.cliTable } : {}),
   };
 }
 
