@@ -38,18 +38,27 @@ const ANTIGRAVITY_TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse']);
 
 export const HOOK_FORMATS: Record<string, HookFormat> = {
   /** Claude Code's settings.json shape, also read by Codex's hooks.json and several others. */
-  'settings-json': (hooks) =>
-    json({
-      hooks: Object.fromEntries(
-        [...byEvent(hooks)].map(([event, list]) => [
-          event,
-          list.map((hook) => ({
-            ...(hook.matcher ? { matcher: hook.matcher } : {}),
-            hooks: [{ type: 'command', command: hook.command, ...(hook.timeout ? { timeout: hook.timeout } : {}) }],
-          })),
-        ]),
-      ),
-    }),
+  'settings-json': (hooks) => {
+    // The status line is a setting of its own, not a hook event; a target maps StatusLine to `statusLine` for it.
+    const statusLine = hooks.find((hook) => hook.event === 'statusLine');
+    const events = hooks.filter((hook) => hook.event !== 'statusLine');
+    return json({
+      ...(events.length > 0
+        ? {
+            hooks: Object.fromEntries(
+              [...byEvent(events)].map(([event, list]) => [
+                event,
+                list.map((hook) => ({
+                  ...(hook.matcher ? { matcher: hook.matcher } : {}),
+                  hooks: [{ type: 'command', command: hook.command, ...(hook.timeout ? { timeout: hook.timeout } : {}) }],
+                })),
+              ]),
+            ),
+          }
+        : {}),
+      ...(statusLine ? { statusLine: { type: 'command', command: statusLine.command } } : {}),
+    });
+  },
   /** Cursor's hooks.json: version 1, a flat list of commands per event, each with its own matcher and timeout. */
   'cursor-json': (hooks) =>
     json({
