@@ -8,6 +8,8 @@ import type { VirtualTree } from '../emit/emit-bundle.ts';
 const FILE_MODE = 0o644;
 const EXECUTABLE_MODE = 0o755;
 const DIRECTORY_MODE = 0o755;
+/** Read once (process.umask() with no argument only reads it). */
+const UMASK = process.umask();
 
 /** Writes each tree to `<outRoot>/<key>`, replacing what was there. */
 export async function writeTrees(outRoot: string, trees: ReadonlyMap<string, VirtualTree>): Promise<void> {
@@ -38,8 +40,10 @@ export async function writeTree(directory: string, tree: VirtualTree): Promise<v
   await Promise.all(
     [...tree].map(async ([relative, file]) => {
       const target = path.join(directory, relative);
-      await writeFile(target, file.contents);
-      await chmod(target, file.executable ? EXECUTABLE_MODE : FILE_MODE);
+      const mode = file.executable ? EXECUTABLE_MODE : FILE_MODE;
+      await writeFile(target, file.contents, { mode });
+      // A new file gets mode & ~umask; chmod only when the umask took bits away.
+      if ((mode & UMASK) !== 0) await chmod(target, mode);
     }),
   );
 }
