@@ -26,7 +26,7 @@ export function nestRouterTable(text: string, routerPath: string, routes: Readon
   const folder = path.posix.dirname(routerPath);
   return text
     .replace(/^(\|\s*User wants\s*\|\s*)Invoke(\s*\|)\s*$/m, '$1Read$2')
-    .replace(/^(\|.*\|\s*)`?gsd-([a-z0-9-]+)`?((?:\s+--?[a-z][\w-]*)*)(\s*\|)\s*$/gm, (row, head: string, stem: string, flags: string, tail: string) => {
+    .replace(/^(\|.*\|[ \t]*)`?gsd-([a-z0-9-]+)`?((?:[ \t]+--?[a-z][\w-]*)*)([ \t]*\|)[ \t]*$/gm, (row, head: string, stem: string, flags: string, tail: string) => {
       const target = routes.get(stem);
       if (!target) return row;
       const note = flags.trim() ? ` (${flags.trim()})` : '';
