@@ -164,8 +164,8 @@ group('should write Kimi and Copilot skills in the Agent Skills shape', () => {
       const copilot = frontmatter(text('copilot', scope, COMMAND_PATH.copilot(ROOTS.copilot[scope], stem)));
       assert.equal(Object.keys(copilot), ['name', 'description', 'allowed-tools']);
       assert.is(copilot['name'], `gsd-${stem}`);
-      // Claude's names, which Copilot accepts as aliases; Agent is Copilot's Task alias, AskUserQuestion has none.
-      const expected = (source['allowed-tools'] as string[]).map((tool) => (tool === 'Agent' ? 'Task' : tool)).filter((tool) => tool !== 'AskUserQuestion');
+      // Claude's names, which Copilot accepts as aliases; Agent is Copilot's Task alias, AskUserQuestion and Skill have none.
+      const expected = (source['allowed-tools'] as string[]).map((tool) => (tool === 'Agent' ? 'Task' : tool)).filter((tool) => tool !== 'AskUserQuestion' && tool !== 'Skill');
       assert.is(copilot['allowed-tools'], expected.join(', '), stem);
     }
   }

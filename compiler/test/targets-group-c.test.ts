@@ -3,12 +3,13 @@
 // arguments, tool maps, hook registration, the roots a bundle may touch, and
 // the limits each runtime documents.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { formatDiagnostic } from '../diagnostics.ts';
 import type { VirtualTree } from '../emit/emit-bundle.ts';
+import { routedCommands } from '../emit/nest-routers.ts';
 import { allBundles, compile, emitBundles, REPO_ROOT, type BundleSelection, type Compiled } from '../pipeline.ts';
 import { suite, assert } from './harness.ts';
 import { copySource, FIXTURES, temporaryDir } from './fixture-support.ts';
@@ -29,8 +30,8 @@ const ROOTS: Record<string, readonly string[]> = {
   'cline/local': ['.cline/', '.clinerules/'],
 };
 
-/** Where one command lands (flat layout, no routers). */
-const COMMAND_PATH: Record<string, (name: string) => string> = {
+/** Where one command lands in the flat layout (no router owns it). */
+const FLAT_PATH: Record<string, (name: string) => string> = {
   'qwen/global': (name) => `.qwen/skills/gsd-${name}/SKILL.md`,
   'qwen/local': (name) => `.qwen/skills/gsd-${name}/SKILL.md`,
   'hermes/global': (name) => `.hermes/skills/gsd/gsd-${name}/SKILL.md`,
@@ -40,6 +41,16 @@ const COMMAND_PATH: Record<string, (name: string) => string> = {
   'cline/global': (name) => `.cline/skills/gsd-${name}/SKILL.md`,
   'cline/local': (name) => `.cline/skills/gsd-${name}/SKILL.md`,
 };
+
+/** Runtimes whose skills sit in the namespace layout: a routed command lives under its router. */
+const NESTED_ROOT: Record<string, string> = { qwen: '.qwen/skills/', hermes: '.hermes/skills/gsd/', cline: '.cline/skills/' };
+
+/** Where one command of the compiled corpus lands in bundle `key`. */
+function commandPath(key: string, name: string): string {
+  const nestedRoot = NESTED_ROOT[key.split('/')[0]!];
+  const owner = nestedRoot ? routedCommands(commandsOf(compiled)).get(name) : undefined;
+  return owner ? `${nestedRoot}gsd-${owner}/skills/gsd-${name}/SKILL.md` : FLAT_PATH[key]!(name);
+}
 
 const AGENT_PATH: Record<string, (name: string) => string> = {
   'qwen/global': (name) => `.qwen/agents/${name}.md`,
@@ -113,7 +124,7 @@ targets('should declare both scopes for every runtime of the group', () => {
 targets('should put every command, agent and payload file where the runtime reads it', () => {
   for (const [key, tree] of bundles) {
     const id = key.split('/')[0]!;
-    for (const command of commandsOf(compiled)) assert.ok(tree.has(COMMAND_PATH[key]!(command.name)), `${key}: command ${command.name}`);
+    for (const command of commandsOf(compiled)) assert.ok(tree.has(commandPath(key, command.name)), `${key}: command ${command.name}`);
     for (const agent of agentsOf(compiled)) assert.ok(tree.has(AGENT_PATH[key]!(agent.name)), `${key}: agent ${agent.name}`);
     for (const node of compiled.ir.nodes.filter((n) => n.path.startsWith('gsd-core/') && n.variant === undefined && n.kind !== 'hook')) {
       assert.ok(tree.has(`${PAYLOAD_ROOT[id]}${node.path.slice('gsd-core/'.length)}`), `${key}: ${node.path}`);
@@ -158,22 +169,22 @@ targets('should write the skill and command frontmatter each runtime reads', () 
       const description = String(source['description']).replace(/\s+/g, ' ').trim();
       const hint = typeof source['argument-hint'] === 'string' && source['argument-hint'].trim() !== '' ? ['argument-hint'] : [];
 
-      const qwen = frontmatter(text(bundles.get(`qwen/${scope}`)!, COMMAND_PATH[`qwen/${scope}`]!(command.name)));
+      const qwen = frontmatter(text(bundles.get(`qwen/${scope}`)!, commandPath(`qwen/${scope}`, command.name)));
       const priority = QWEN_PRIORITY[command.name];
       assert.equal(qwen.keys, ['name', 'description', ...hint, ...(priority === undefined ? [] : ['priority'])], command.name);
       assert.is(qwen.data['name'], `gsd-${command.name}`);
       assert.is(qwen.data['description'], description);
       assert.is(qwen.data['priority'], priority);
 
-      const hermes = frontmatter(text(bundles.get(`hermes/${scope}`)!, COMMAND_PATH[`hermes/${scope}`]!(command.name)));
+      const hermes = frontmatter(text(bundles.get(`hermes/${scope}`)!, commandPath(`hermes/${scope}`, command.name)));
       assert.equal(hermes.keys, ['name', 'description', 'version'], command.name);
       assert.is(hermes.data['version'], version);
 
-      const codebuddy = frontmatter(text(bundles.get(`codebuddy/${scope}`)!, COMMAND_PATH[`codebuddy/${scope}`]!(command.name)));
+      const codebuddy = frontmatter(text(bundles.get(`codebuddy/${scope}`)!, commandPath(`codebuddy/${scope}`, command.name)));
       assert.equal(codebuddy.keys, ['description', ...hint, 'allowed-tools'], command.name);
       assert.is(codebuddy.data['allowed-tools'], (source['allowed-tools'] as string[]).join(', '));
 
-      const clineFile = COMMAND_PATH[`cline/${scope}`]!(command.name);
+      const clineFile = commandPath(`cline/${scope}`, command.name);
       const cline = frontmatter(text(bundles.get(`cline/${scope}`)!, clineFile));
       assert.equal(cline.keys, ['name', 'description'], command.name);
       // Cline requires a skill's name to equal its folder.
@@ -226,7 +237,7 @@ targets('should render slash commands and arguments in each runtime\'s syntax', 
   const plan = 'plan-phase';
   for (const scope of SCOPES) {
     for (const id of ['qwen', 'hermes', 'cline'] as const) {
-      const contents = text(bundles.get(`${id}/${scope}`)!, COMMAND_PATH[`${id}/${scope}`]!(plan));
+      const contents = text(bundles.get(`${id}/${scope}`)!, commandPath(`${id}/${scope}`, plan));
       const { body } = frontmatter(contents);
       // The preamble comes first and defines {{GSD_ARGS}} before the body uses it.
       assert.ok(body.startsWith(`<${id}_skill_adapter>\n`), `${id}/${scope}`);
@@ -235,7 +246,7 @@ targets('should render slash commands and arguments in each runtime\'s syntax', 
       assert.ok(body.slice(adapterEnd).includes('{{GSD_ARGS}}'), `${id}/${scope}`);
       assert.match(body, /`\/gsd-execute-phase`/);
     }
-    const codebuddy = text(bundles.get(`codebuddy/${scope}`)!, COMMAND_PATH[`codebuddy/${scope}`]!(plan));
+    const codebuddy = text(bundles.get(`codebuddy/${scope}`)!, commandPath(`codebuddy/${scope}`, plan));
     assert.match(codebuddy, /\$ARGUMENTS/);
     assert.not.match(codebuddy, /\{\{GSD_ARGS\}\}/);
     assert.match(codebuddy, /`\/gsd-execute-phase`/);
@@ -250,9 +261,9 @@ targets('should render slash commands and arguments in each runtime\'s syntax', 
     }
   }
   // Includes and paths point into the bundle's own root, home-relative or project-relative.
-  assert.match(text(bundles.get('qwen/global')!, '.qwen/skills/gsd-plan-phase/SKILL.md'), /^@~\/\.qwen\/gsd-core\/workflows\/plan-phase\.md$/m);
-  assert.match(text(bundles.get('qwen/local')!, '.qwen/skills/gsd-plan-phase/SKILL.md'), /^@\.qwen\/gsd-core\/workflows\/plan-phase\.md$/m);
-  assert.match(text(bundles.get('hermes/global')!, '.hermes/skills/gsd/gsd-plan-phase/SKILL.md'), /^@~\/\.hermes\/gsd-core\/workflows\/plan-phase\.md$/m);
+  assert.match(text(bundles.get('qwen/global')!, commandPath('qwen/global', 'plan-phase')), /^@~\/\.qwen\/gsd-core\/workflows\/plan-phase\.md$/m);
+  assert.match(text(bundles.get('qwen/local')!, commandPath('qwen/local', 'plan-phase')), /^@\.qwen\/gsd-core\/workflows\/plan-phase\.md$/m);
+  assert.match(text(bundles.get('hermes/global')!, commandPath('hermes/global', 'plan-phase')), /^@~\/\.hermes\/gsd-core\/workflows\/plan-phase\.md$/m);
   assert.match(text(bundles.get('codebuddy/local')!, '.codebuddy/commands/gsd-plan-phase.md'), /^@\.codebuddy\/gsd-core\/workflows\/plan-phase\.md$/m);
   assert.match(text(bundles.get('cline/global')!, '.cline/gsd-core/workflows/plan-phase.md'), /"\$HOME\/\.cline\/gsd-core\/bin\/gsd-tools\.cjs"/);
 });
@@ -279,6 +290,10 @@ targets('should rewrite the memory file and the product name for each runtime', 
 
 targets('should nest routed commands under their router for qwen, hermes and cline, and keep codebuddy flat', async () => {
   const source = copySource();
+  // Only this test's router: the corpus's own routers would route the commands it expects at the top.
+  for (const file of readdirSync(path.join(source, 'commands/gsd'))) {
+    if (file.startsWith('ns-')) rmSync(path.join(source, 'commands/gsd', file));
+  }
   writeFileSync(
     path.join(source, 'commands/gsd/ns-workflow.md'),
     `---
@@ -312,8 +327,8 @@ Invoke the matched skill directly using the Skill tool.
     for (const scope of SCOPES) {
       const tree = built.bundles.get(`${id}/${scope}`)!;
       assert.ok(tree.has(place.child), `${id}/${scope}: nested child`);
-      assert.not.ok(tree.has(COMMAND_PATH[`${id}/${scope}`]!('plan-phase')), `${id}/${scope}: no top-level copy`);
-      assert.ok(tree.has(COMMAND_PATH[`${id}/${scope}`]!('help')), `${id}/${scope}: unrouted command stays on top`);
+      assert.not.ok(tree.has(FLAT_PATH[`${id}/${scope}`]!('plan-phase')), `${id}/${scope}: no top-level copy`);
+      assert.ok(tree.has(FLAT_PATH[`${id}/${scope}`]!('help')), `${id}/${scope}: unrouted command stays on top`);
       const router = text(tree, place.router);
       assert.is(frontmatter(router).data['name'], 'gsd-ns-workflow');
       assert.match(router, /^\| Create a PLAN\.md \| Read `skills\/gsd-plan-phase\/SKILL\.md` \|$/m);
