@@ -1,0 +1,539 @@
+// The GSD lifecycle on a scratch project, driven by the runtime CLI calls the
+// corpus itself makes: every call below is read out of a workflow or agent
+// file, its placeholders bound to this project's values, and run against the
+// bundled gsd-tools.cjs. When a workflow drops or renames a call, or a call
+// stops working, this test fails at that step.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { suite, assert } from './harness.ts';
+import { REPO_ROOT } from '../pipeline.ts';
+import { bundleRuntime } from '../../source/runtime/build.ts';
+import table from '../../source/runtime/command-table.json' with { type: 'json' };
+
+const SOURCE = path.join(REPO_ROOT, 'source');
+const INVOCATION = /^\s*node "\$HOME\/\.claude\/gsd-core\/bin\/gsd-tools\.cjs" (.*)$/;
+const FIXED_NOW = '2025-03-04T05:06:07.000Z';
+const TODAY = FIXED_NOW.slice(0, 10);
+
+const created: string[] = [];
+process.on('exit', () => {
+  if (process.env.GSD_KEEP_TMP) return;
+  for (const dir of created) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function tmpDir(prefix: string): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  created.push(dir);
+  return dir;
+}
+
+/** One runtime-CLI call as written in a corpus file. */
+interface Call {
+  file: string;
+  line: number;
+  words: string[];
+}
+
+/** Shell words of a command line, quotes removed, up to a comment, pipe, `;`, `&&` or redirection. */
+function shellWords(text: string): string[] {
+  const words: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    while (i < text.length && /\s/.test(text[i]!)) i += 1;
+    if (i >= text.length || /[;&|#<>]/.test(text[i]!)) break;
+    let word = '';
+    while (i < text.length && !/[\s;&|<>]/.test(text[i]!)) {
+      const ch = text[i]!;
+      if (ch === "'" || ch === '"') {
+        const close = text.indexOf(ch, i + 1);
+        const end = close === -1 ? text.length : close;
+        word += text.slice(i + 1, end);
+        i = end + 1;
+      } else if (ch === '$' && text[i + 1] === '(') {
+        const close = text.indexOf(')', i);
+        word += text.slice(i, close + 1);
+        i = close + 1;
+      } else {
+        word += ch;
+        i += 1;
+      }
+    }
+    // A file-descriptor number in front of a redirection (`2>/dev/null`) is not an argument.
+    if (/^\d+$/.test(word) && /[<>]/.test(text[i] ?? '')) break;
+    words.push(word);
+  }
+  return words;
+}
+
+const callCache = new Map<string, Call[]>();
+
+/** Every runtime-CLI call on a line of its own in a corpus file (shell fences, agent prompts). */
+function callsIn(rel: string): Call[] {
+  let calls = callCache.get(rel);
+  if (!calls) {
+    const text = fs.readFileSync(path.join(SOURCE, rel), 'utf8');
+    calls = text.split('\n').flatMap((content, index) => {
+      const m = INVOCATION.exec(content);
+      return m ? [{ file: rel, line: index + 1, words: shellWords(m[1]!) }] : [];
+    });
+    callCache.set(rel, calls);
+  }
+  return calls;
+}
+
+/** Lines of the shell fences in `rel` that are not runtime-CLI calls (`mkdir -p …`, `git init`). */
+function shellSteps(rel: string): { line: number; text: string }[] {
+  const steps: { line: number; text: string }[] = [];
+  let inShell = false;
+  for (const [index, content] of fs.readFileSync(path.join(SOURCE, rel), 'utf8').split('\n').entries()) {
+    const fence = /^\s*```(\w*)\s*$/.exec(content);
+    if (fence) {
+      inShell = !inShell && (fence[1] === 'bash' || fence[1] === 'sh');
+      continue;
+    }
+    if (inShell && !INVOCATION.test(content) && content.trim() !== '') steps.push({ line: index + 1, text: content.trim() });
+  }
+  return steps;
+}
+
+/** The first call in `rel` whose text matches `pattern` (a verb prefix such as `phase add`, or a RegExp). */
+function pick(rel: string, pattern: string | RegExp): Call {
+  const re = typeof pattern === 'string' ? new RegExp(`^${pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\s|$)`) : pattern;
+  const call = callsIn(rel).find((c) => re.test(c.words.join(' ')));
+  if (!call) throw new Error(`source/${rel} no longer makes a "${String(pattern)}" call; the lifecycle step that relies on it cannot run`);
+  return call;
+}
+
+/** The first of several alternative verbs that `rel` uses. */
+function pickAny(rel: string, patterns: (string | RegExp)[]): Call {
+  for (const p of patterns) {
+    try {
+      return pick(rel, p);
+    } catch {
+      continue;
+    }
+  }
+  throw new Error(`source/${rel} makes none of these calls: ${patterns.map(String).join(', ')}`);
+}
+
+interface Binding {
+  /** `{name}` placeholders. */
+  vars?: Record<string, string | number>;
+  /** `<name>` placeholders, also inside JSON arguments. */
+  angle?: Record<string, string | number>;
+  /** `$ARGUMENTS` as it would arrive from the user. */
+  args?: string[];
+  /** Replace the value(s) of a flag the call has; an example value in an agent file is not this project's. */
+  set?: Record<string, string | string[]>;
+  /** Replace the positional words after the verb. */
+  positional?: string[];
+}
+
+function verbLength(words: string[]): number {
+  const spec = (table.commands as Record<string, { subcommands?: unknown }>)[words[0]!];
+  if (!spec) throw new Error(`unknown gsd-tools command "${words[0]}"`);
+  return spec.subcommands ? 2 : 1;
+}
+
+/** The argv of a call with this project's values bound; fails on any placeholder left unbound. */
+function bind(call: Call, binding: Binding): string[] {
+  const where = `source/${call.file}:${call.line}`;
+  const verb = verbLength(call.words);
+  let words = call.words.flatMap((word) => (word === '$ARGUMENTS' ? (binding.args ?? []) : [word]));
+  if (binding.positional) {
+    let end = verb;
+    while (end < words.length && !words[end]!.startsWith('--')) end += 1;
+    words = [...words.slice(0, verb), ...binding.positional, ...words.slice(end)];
+  }
+  for (const [flag, value] of Object.entries(binding.set ?? {})) {
+    const at = words.indexOf(flag);
+    if (at < 0) throw new Error(`${where}: the call has no ${flag} (${call.words.join(' ')})`);
+    let end = at + 1;
+    while (end < words.length && !words[end]!.startsWith('--')) end += 1;
+    words.splice(at + 1, end - at - 1, ...(Array.isArray(value) ? value : [value]));
+  }
+  const overridden = new Set<number>();
+  for (const flag of Object.keys(binding.set ?? {})) {
+    const at = words.indexOf(flag);
+    for (let i = at + 1; i < words.length && !words[i]!.startsWith('--'); i++) overridden.add(i);
+  }
+  return words.map((word, index) => {
+    if (overridden.has(index)) return word;
+    let out = word.replace(/\{([a-z_][a-z0-9_]*)\}/g, (m, name: string) => {
+      const v = binding.vars?.[name];
+      if (v === undefined) throw new Error(`${where}: no value bound for ${m} in "${call.words.join(' ')}"`);
+      return String(v);
+    });
+    out = out.replace(/<([a-z][a-z0-9 _-]*)>/gi, (m, name: string) => {
+      const v = binding.angle?.[name];
+      if (v === undefined) throw new Error(`${where}: no value bound for ${m} in "${call.words.join(' ')}"`);
+      return String(v);
+    });
+    return out;
+  });
+}
+
+class Scratch {
+  readonly root = tmpDir('gsd-lifecycle-');
+  readonly log: string[] = [];
+  constructor(
+    readonly cli: string,
+    readonly cache: string,
+  ) {
+    this.git(['init', '-q']);
+    fs.writeFileSync(path.join(this.root, 'README.md'), '# Notes app\n');
+    this.git(['add', 'README.md']);
+    this.git(['commit', '-q', '-m', 'chore: initial commit']);
+  }
+
+  env(): NodeJS.ProcessEnv {
+    return {
+      PATH: process.env.PATH ?? '',
+      HOME: this.root,
+      XDG_CACHE_HOME: this.cache,
+      GSD_NOW: FIXED_NOW,
+      GIT_AUTHOR_NAME: 'GSD Test',
+      GIT_AUTHOR_EMAIL: 'gsd@example.invalid',
+      GIT_COMMITTER_NAME: 'GSD Test',
+      GIT_COMMITTER_EMAIL: 'gsd@example.invalid',
+      GIT_CONFIG_NOSYSTEM: '1',
+    };
+  }
+
+  git(args: string[]): string {
+    const r = spawnSync('git', args, { cwd: this.root, encoding: 'utf8', env: this.env() });
+    if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  }
+
+  /** Run one corpus call with this project's values; returns its JSON answer. */
+  run(call: Call, binding: Binding = {}): any {
+    const argv = bind(call, binding);
+    const r = spawnSync(process.execPath, [this.cli, ...argv], { cwd: this.root, encoding: 'utf8', env: this.env(), timeout: 60_000 });
+    this.log.push(`gsd-tools ${argv.join(' ')}  (source/${call.file}:${call.line}) → exit ${r.status}`);
+    if (r.status !== 0) {
+      throw new Error(`source/${call.file}:${call.line}: gsd-tools ${argv.join(' ')} exited ${r.status}: ${r.stderr.trim()}\n${this.log.join('\n')}`);
+    }
+    let answer: any;
+    try {
+      answer = JSON.parse(r.stdout);
+    } catch {
+      answer = r.stdout;
+    }
+    if (argv[0] === 'commit' && answer?.committed !== true) {
+      throw new Error(`source/${call.file}:${call.line}: gsd-tools ${argv.join(' ')} did not commit: ${JSON.stringify(answer)}\n${this.log.join('\n')}`);
+    }
+    return answer;
+  }
+
+  /** A read the test makes to check the outcome (not part of the walk). */
+  query(argv: string[]): any {
+    const r = spawnSync(process.execPath, [this.cli, ...argv], { cwd: this.root, encoding: 'utf8', env: this.env() });
+    if (r.status !== 0) throw new Error(`gsd-tools ${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
+    try {
+      return JSON.parse(r.stdout);
+    } catch {
+      return r.stdout;
+    }
+  }
+
+  read(rel: string): string {
+    return fs.readFileSync(path.join(this.root, rel), 'utf8');
+  }
+
+  write(rel: string, text: string): void {
+    fs.mkdirSync(path.dirname(path.join(this.root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(this.root, rel), text);
+  }
+
+  /** Edit a file the way an agent would: replace one piece of text that must be there. */
+  edit(rel: string, from: string | RegExp, to: string): void {
+    const text = this.read(rel);
+    const next = text.replace(from, to);
+    if (next === text) throw new Error(`${rel}: nothing matched ${String(from)}`);
+    this.write(rel, next);
+  }
+
+  exists(rel: string): boolean {
+    return fs.existsSync(path.join(this.root, rel));
+  }
+
+  committed(message: RegExp): void {
+    assert.match(this.git(['log', '--format=%s']), message);
+  }
+}
+
+async function buildBundle(): Promise<string> {
+  const dir = tmpDir('gsd-lifecycle-bundle-');
+  for (const file of await bundleRuntime()) {
+    const p = path.join(dir, file.path);
+    fs.mkdirSync(path.dirname(p), { recursive: true });
+    fs.writeFileSync(p, file.contents);
+  }
+  fs.cpSync(path.join(SOURCE, 'gsd-core', 'templates'), path.join(dir, 'gsd-core', 'templates'), { recursive: true });
+  return path.join(dir, 'gsd-core', 'bin', 'gsd-tools.cjs');
+}
+
+const NEW_PROJECT = 'gsd-core/workflows/new-project.md';
+const ROADMAPPER = 'agents/gsd-roadmapper.md';
+const PHASE = 'gsd-core/workflows/phase.md';
+const PHASE_ADD = 'gsd-core/workflows/phase/modes/add.md';
+const PLAN_PHASE = 'gsd-core/workflows/plan-phase.md';
+const PLANNER = 'agents/gsd-planner.md';
+const EXECUTE_PHASE = 'gsd-core/workflows/execute-phase.md';
+const EXECUTOR = 'agents/gsd-executor.md';
+const VERIFIER = 'agents/gsd-verifier.md';
+const VERIFY_WORK = 'gsd-core/workflows/verify-work.md';
+const COMPLETE_MILESTONE = 'gsd-core/workflows/complete-milestone.md';
+
+const PHASES = [
+  { number: '1', padded: '01', name: 'Notes core', slug: 'notes-core', reqs: ['NOTE-01', 'NOTE-02'] },
+  { number: '2', padded: '02', name: 'Search notes', slug: 'search-notes', reqs: ['FIND-01'] },
+] as const;
+type Phase = (typeof PHASES)[number];
+
+function dirOf(p: Phase): string {
+  return `.planning/phases/${p.padded}-${p.slug}`;
+}
+
+/** Project initialised from templates: PROJECT, config, REQUIREMENTS, ROADMAP (by the roadmapper), STATE. */
+function initialise(s: Scratch): void {
+  const init = s.run(pick(NEW_PROJECT, 'init new-project'));
+  assert.is(init.project_exists, false);
+  assert.is(init.has_git, true);
+
+  // The first file needs .planning/ to exist: the workflow makes it with a shell step or with the
+  // project-optional config-new-project before anything else; both are followed in the workflow's order.
+  const projectFill = pick(NEW_PROJECT, 'template fill project');
+  const config = pick(NEW_PROJECT, 'config-new-project');
+  for (const step of shellSteps(NEW_PROJECT).filter((line) => /^mkdir -p \.planning\b/.test(line.text) && line.line < projectFill.line)) {
+    fs.mkdirSync(path.join(s.root, step.text.split(/\s+/)[2]!), { recursive: true });
+  }
+  if (config.line < projectFill.line) s.run(config, { positional: ['{"mode": "yolo"}'] });
+  s.run(projectFill, { angle: { name: 'Notes' } });
+  s.edit('.planning/PROJECT.md', /## Core Value\n\n[^\n]*\n/, '## Core Value\n\nNotes are saved and found again instantly.\n');
+  if (config.line > projectFill.line) s.run(config, { positional: ['{"mode": "yolo"}'] });
+  s.run(pick(NEW_PROJECT, 'commit'));
+  s.committed(/^docs: define project$/m);
+
+  s.run(pick(NEW_PROJECT, 'template fill requirements'), { angle: { 'core value': 'Notes are saved and found again instantly.' } });
+  s.edit(
+    '.planning/REQUIREMENTS.md',
+    /### \[Category\]\n\n[^\n]*\n/,
+    '### Notes\n\n- [ ] **NOTE-01**: User can create a note with a title and body\n- [ ] **NOTE-02**: User can edit a note and see the change after a reload\n\n### Find\n\n- [ ] **FIND-01**: User can search notes by a word in the title or body\n',
+  );
+
+  s.run(pick(ROADMAPPER, 'template fill roadmap'));
+  const p1 = PHASES[0];
+  s.write(
+    '.planning/ROADMAP.md',
+    s
+      .read('.planning/ROADMAP.md')
+      .replace(/\[Two or three sentences[^\]]*\]/, 'A notes app in one phase, search added later.')
+      .replaceAll('[Name]', p1.name)
+      .replace(/\[one line on what it delivers\]/, 'create and edit notes')
+      .replace(/\*\*Goal\*\*: \[[^\]]*\]/, '**Goal**: Users can write and edit notes that persist')
+      .replace(/\*\*Requirements\*\*: \[[^\]]*\]/, `**Requirements**: ${p1.reqs.join(', ')}`)
+      .replace(/1\. \[Observable behaviour[^\]]*\]/, '1. A created note is listed after a reload'),
+  );
+  s.write(
+    '.planning/REQUIREMENTS.md',
+    s.read('.planning/REQUIREMENTS.md').replace(
+      /(\| Requirement \| Phase \| Status \|\n\|[-| ]+\|\n)/,
+      `$1| NOTE-01 | Phase 1 | Pending |\n| NOTE-02 | Phase 1 | Pending |\n| FIND-01 | - | Pending |\n`,
+    ),
+  );
+  const roadmap = s.query(['roadmap', 'analyze']);
+  assert.is(roadmap.phases.length, 1, 'the roadmap the roadmapper wrote parses to one phase');
+
+  s.run(pick(NEW_PROJECT, 'template fill state'), {
+    angle: { name: 'MVP', n: 1, 'phase 1 name': p1.name, 'core value': 'Notes are saved and found again instantly.' },
+  });
+  s.run(pick(NEW_PROJECT, /^commit .*ROADMAP/));
+
+  // After: every project file exists, parses, and is committed.
+  assert.match(s.read('.planning/PROJECT.md'), /^# Notes\n/);
+  assert.is(JSON.parse(s.read('.planning/config.json')).mode, 'yolo');
+  assert.match(s.read('.planning/REQUIREMENTS.md'), /- \[ \] \*\*NOTE-01\*\*/);
+  const state = s.query(['state', 'json']);
+  assert.is(state.milestone, 'v1.0');
+  assert.is(state.current_phase, '1');
+  assert.is(state.status, 'planning');
+  assert.is(s.git(['status', '--porcelain', '.planning']), '', 'everything in .planning/ is committed');
+}
+
+/** Phase added through /gsd-phase: the CLI appends it; the orchestrator fills in goal and requirements. */
+function addPhase(s: Scratch): void {
+  const p2 = PHASES[1];
+  const added = s.run(pick(PHASE_ADD, 'phase add'), { vars: { description: p2.name } });
+  assert.is(added.phase_number, '2');
+  assert.is(added.directory, dirOf(p2));
+  s.edit('.planning/ROADMAP.md', /### Phase 2: Search notes\n\n\*\*Goal\*\*: \[To be planned\]/, '### Phase 2: Search notes\n\n**Goal**: Users find any note by a word in it');
+  s.edit('.planning/ROADMAP.md', /(### Phase 2: Search notes[\s\S]*?\*\*Requirements\*\*: )TBD/, `$1${p2.reqs.join(', ')}`);
+  s.edit('.planning/REQUIREMENTS.md', '| FIND-01 | - | Pending |', '| FIND-01 | Phase 2 | Pending |');
+  s.run(pick(PHASE, 'commit'), { vars: { mode: 'add', phase_number: '2', name: p2.name } });
+
+  assert.ok(s.exists(dirOf(p2)), 'the phase folder exists');
+  assert.match(s.read('.planning/ROADMAP.md'), /- \[ \] \*\*Phase 2: Search notes\*\*/);
+  assert.match(s.read('.planning/ROADMAP.md'), /\| 2\. Search notes \| 0\/0 \| Not started \| - \|/);
+  assert.match(s.query(['state', 'get', 'Phase', '--raw']), /^1 of 2 /);
+  assert.match(s.query(['roadmap', 'get-phase', '2']).section, /\*\*Requirements\*\*: FIND-01/);
+  s.committed(/^docs: add phase 2: Search notes$/m);
+}
+
+/** Plans written: plan-phase's init, the planner's template fill and check, plan-phase's state and roadmap updates. */
+function planPhase(s: Scratch, p: Phase): void {
+  const init = s.run(pick(PLAN_PHASE, 'init plan-phase'), { args: [p.number, '--skip-research'] });
+  assert.is(init.phase_found, true);
+  assert.is(init.phase_req_ids, p.reqs.join(', '));
+  const dir = init.phase_dir ?? init.expected_phase_dir;
+  assert.is(dir, dirOf(p));
+
+  const filled = s.run(pick(PLANNER, 'template fill plan'), { set: { '--phase': p.number, '--plan': '01', '--name': `${p.name} end to end`, '--type': 'execute', '--wave': '1' } });
+  const planFile = `${dir}/${p.padded}-01-PLAN.md`;
+  assert.is(filled.path, planFile);
+  s.edit(planFile, /^requirements: \[\]$/m, `requirements: [${p.reqs.join(', ')}]`);
+  const structure = s.run(pick(PLANNER, 'verify plan-structure'), { positional: [planFile] });
+  assert.is(structure.valid, true, JSON.stringify(structure.errors));
+  for (const id of p.reqs) {
+    const fm = s.run(pick(PLAN_PHASE, /^frontmatter get .*--field requirements/), { vars: { phase_dir: dir, padded_phase: p.padded, plan_file: `${p.padded}-01-PLAN.md` } });
+    assert.ok(JSON.stringify(fm).includes(id), `requirements coverage gate sees ${id}`);
+  }
+
+  const finalize = pickAny(PLAN_PHASE, ['state planned-phase', /^state patch .*Ready to execute/]);
+  s.run(finalize, { vars: { phase_number: p.number, padded_phase: p.padded, plans_written: 1, plan_count: 1, phase_name: p.name, phase_dir: dir } });
+  s.run(pick(PLAN_PHASE, 'roadmap update-plan-progress'), { vars: { phase_number: p.number } });
+  s.run(pick(PLAN_PHASE, /^commit .*plan phase/), { vars: { padded_phase: p.padded, phase_number: p.number, phase_dir: dir } });
+
+  assert.ok(s.exists(planFile));
+  assert.is(s.query(['state', 'get', 'Status', '--raw']), 'Ready to execute');
+  assert.match(s.read('.planning/ROADMAP.md'), new RegExp(`\\| ${p.number}\\. ${p.name} \\| 0/1 \\|`));
+  assert.is(s.git(['status', '--porcelain', '.planning']), '');
+}
+
+/** Summaries recorded: execute-phase's init and waves, the executor's summary, the orchestrator's state updates. */
+function executePhase(s: Scratch, p: Phase): void {
+  const dir = dirOf(p);
+  const init = s.run(pick(EXECUTE_PHASE, 'init execute-phase'), { args: [p.number] });
+  assert.is(init.plan_count, 1);
+  assert.is(init.incomplete_count, 1);
+  const index = s.run(pick(EXECUTE_PHASE, 'phase plan-index'), { vars: { phase_number: p.number } });
+  assert.equal(index.waves, { '1': [`${p.padded}-01`] });
+  const starting = pickAny(EXECUTE_PHASE, ['state begin-phase', /^state patch .*Executing/]);
+  s.run(starting, { vars: { phase_number: p.number, phase_name: p.name, plan_count: 1 } });
+
+  // The executor's work: code, a task commit, then its summary.
+  s.write(`src/${p.slug}.ts`, `export const ${p.slug.replace(/-(\w)/g, (_m, c: string) => c.toUpperCase())} = true;\n`);
+  s.run(pick(EXECUTOR, 'commit'), { positional: [`feat(${p.padded}-01): ${p.name.toLowerCase()}`], set: { '--files': [`src/${p.slug}.ts`] } });
+  const summaryCall = pick(EXECUTOR, /^template fill summary/);
+  const summary = s.run(summaryCall, { set: { '--phase': p.number, '--plan': '01', '--name': `${p.name} end to end`, ...(summaryCall.words.includes('--fields') ? { '--fields': '{"duration": "12min"}' } : {}) } });
+  const summaryFile = `${dir}/${p.padded}-01-SUMMARY.md`;
+  assert.is(summary.path, summaryFile);
+  s.edit(summaryFile, /^\*\*\[[^\n]*\]\*\*$/m, `**${p.name} works end to end with tests.**`);
+  s.edit(summaryFile, /^requirements-completed: \[\]$/m, `requirements-completed: [${p.reqs.join(', ')}]`);
+  const valid = pickAny(EXECUTOR, ['frontmatter validate']);
+  const check = s.run(valid, { positional: [summaryFile] });
+  assert.is(check.valid, true, JSON.stringify(check));
+  s.run(pick(EXECUTOR, /^commit docs\(/), { positional: [`docs(${p.padded}-01): complete plan`], set: { '--files': [summaryFile] } });
+
+  // The orchestrator confirms the summary and records the wave.
+  const extracted = s.run(pick(EXECUTE_PHASE, 'summary-extract'), { vars: { phase_dir: dir, plan_id: `${p.padded}-01` } });
+  assert.is(extracted.one_liner, `${p.name} works end to end with tests.`);
+  const vars = { phase_number: p.number, padded_phase: p.padded, plan_id: `${p.padded}-01`, duration: '12min', tasks: 1, files: 1, wave: 1, phase_dir: dir };
+  s.run(pick(EXECUTE_PHASE, 'state record-metric'), { vars });
+  s.run(pick(EXECUTE_PHASE, 'state advance-plan'), { vars });
+  s.run(pick(EXECUTE_PHASE, 'roadmap update-plan-progress'), { vars });
+  s.run(pick(EXECUTE_PHASE, /^commit .*wave/), { vars });
+
+  assert.ok(s.exists(summaryFile));
+  assert.match(s.read('.planning/ROADMAP.md'), new RegExp(`\\| ${p.number}\\. ${p.name} \\| 1/1 \\|`));
+  assert.match(s.read('.planning/STATE.md'), /\| 12min \|/);
+  assert.is(s.query(['verify', 'phase-completeness', p.number]).complete, true);
+  assert.is(s.git(['status', '--porcelain', '.planning']), '');
+}
+
+/** Verification: the verifier's VERIFICATION.md, then verify-work's acceptance tests, which close the phase. */
+function verifyPhase(s: Scratch, p: Phase, next: Phase | null): void {
+  const dir = dirOf(p);
+  const verification = s.run(pick(VERIFIER, 'template fill verification'), { set: { '--phase': p.number, '--fields': '{"status": "passed", "score": "3/3 must-haves verified"}' } });
+  assert.is(verification.path, `${dir}/${p.padded}-VERIFICATION.md`);
+  s.run(pick(VERIFIER, 'commit'), { positional: [`docs(${p.padded}): verify phase`], set: { '--files': [verification.path] } });
+
+  const init = s.run(pick(VERIFY_WORK, 'init verify-work'), { vars: { phase: p.number } });
+  assert.is(init.verification_status, 'passed');
+  assert.is(init.has_uat, false);
+  assert.equal(init.phase_completion, { plans: 1, summaries: 1 });
+  const tests = { sources: [`${p.padded}-01-SUMMARY.md`], total: 2, tests: [{ number: 1, name: `Use ${p.name.toLowerCase()}`, expected: 'It works as described' }, { number: 2, name: 'Reload the page', expected: 'Nothing is lost' }] };
+  const uat = s.run(pick(VERIFY_WORK, 'template fill uat'), { vars: { phase_number: p.number }, set: { '--fields': JSON.stringify(tests) } });
+  const uatFile = `${dir}/${p.padded}-UAT.md`;
+  assert.is(uat.path, uatFile);
+  s.run(pick(VERIFY_WORK, /^commit .*start acceptance/), { vars: { padded_phase: p.padded, uat_file: uatFile } });
+  // The user answers "pass" twice; the workflow records each answer.
+  s.write(uatFile, s.read(uatFile).replaceAll('result: pending', 'result: pass').replace('passed: 0', 'passed: 2').replace('pending: 2', 'pending: 0'));
+  s.run(pick(VERIFY_WORK, /^frontmatter set \{uat_file\} --field status/), { vars: { uat_file: uatFile } });
+  s.run(pick(VERIFY_WORK, /^frontmatter set \{uat_file\} --field updated/), { vars: { uat_file: uatFile }, set: { '--value': FIXED_NOW } });
+  s.run(pick(VERIFY_WORK, /^commit .*acceptance test results/), { vars: { padded_phase: p.padded, uat_file: uatFile } });
+  const closed = s.run(pick(VERIFY_WORK, 'phase complete'), { vars: { phase_number: p.number } });
+  s.run(pick(VERIFY_WORK, /^commit .*complete phase/), { vars: { padded_phase: p.padded, phase_number: p.number, phase_dir: dir } });
+
+  assert.is(closed.completed_phase, p.number);
+  assert.is(closed.next_phase, next ? next.number : null);
+  assert.is(s.query(['frontmatter', 'get', uatFile, '--field', 'status']).status, 'complete');
+  assert.match(s.read('.planning/ROADMAP.md'), new RegExp(`- \\[x\\] \\*\\*Phase ${p.number}: ${p.name}\\*\\*`));
+  assert.match(s.read('.planning/ROADMAP.md'), new RegExp(`\\| ${p.number}\\. ${p.name} \\| 1/1 \\| Complete \\| ${TODAY} \\|`));
+  for (const id of p.reqs) assert.match(s.read('.planning/REQUIREMENTS.md'), new RegExp(`- \\[x\\] \\*\\*${id}\\*\\*`));
+  assert.is(s.query(['state', 'get', 'Status', '--raw']), next ? 'Ready to plan' : 'All phases complete');
+  assert.is(s.git(['status', '--porcelain', '.planning']), '');
+}
+
+/** Milestone completed: readiness dry run, the archive, and the commit of the moved folders. */
+function completeMilestone(s: Scratch): void {
+  const init = s.run(pick(COMPLETE_MILESTONE, 'init complete-milestone'), { args: [] });
+  assert.is(init.all_phases_complete, true);
+  const version = init.milestone_version;
+  assert.is(version, 'v1.0');
+  const dry = s.run(pick(COMPLETE_MILESTONE, /^milestone complete .*--dry-run/), { vars: { version } });
+  assert.equal(dry.unfinished, []);
+  assert.is(s.exists('.planning/milestones'), false, 'a dry run writes nothing');
+  const done = s.run(pick(COMPLETE_MILESTONE, /^milestone complete \{version\} --name/), { vars: { version, milestone_name: 'MVP' } });
+  assert.is(done.completed, true);
+  s.run(pick(COMPLETE_MILESTONE, /^commit .*complete milestone/), { vars: { version } });
+
+  assert.ok(s.exists('.planning/milestones/v1.0-ROADMAP.md'));
+  assert.ok(s.exists('.planning/milestones/v1.0-REQUIREMENTS.md'));
+  for (const p of PHASES) {
+    assert.ok(s.exists(`.planning/milestones/v1.0-phases/${p.padded}-${p.slug}/${p.padded}-01-SUMMARY.md`));
+    assert.is(s.exists(dirOf(p)), false);
+  }
+  assert.match(s.read('.planning/MILESTONES.md'), /^## v1\.0 MVP \(Shipped: 2025-03-04\)$/m);
+  assert.match(s.read('.planning/MILESTONES.md'), /\*\*Phases completed:\*\* 2 phases, 2 plans, 2 summaries/);
+  assert.is(s.query(['state', 'json']).status, 'completed');
+  assert.is(s.git(['status', '--porcelain', '.planning']), '', 'the archive moves are committed');
+  s.committed(/^chore: complete milestone v1\.0$/m);
+}
+
+const test = suite('lifecycle');
+
+test('should walk a project from initialisation to a completed milestone with the calls the corpus makes', async () => {
+  const s = new Scratch(await buildBundle(), tmpDir('gsd-lifecycle-cache-'));
+  initialise(s);
+  addPhase(s);
+  for (const [i, p] of PHASES.entries()) {
+    planPhase(s, p);
+    executePhase(s, p);
+    verifyPhase(s, p, PHASES[i + 1] ?? null);
+  }
+  completeMilestone(s);
+});
+
+test('should bind every placeholder or fail with the file and line of the call', () => {
+  const call: Call = { file: 'x.md', line: 3, words: ['phase', 'add', '{description}'] };
+  assert.equal(bind(call, { vars: { description: 'Search' } }), ['phase', 'add', 'Search']);
+  assert.throws(() => bind(call, {}), /x\.md:3: no value bound for \{description\}/);
+  assert.throws(() => pick(PHASE_ADD, 'phase frobnicate'), /no longer makes a "phase frobnicate" call/);
+  assert.equal(shellWords(`commit "docs: a b" --files x 'y z' 2>/dev/null`), ['commit', 'docs: a b', '--files', 'x', 'y z']);
+});
+
+test.run();
