@@ -2,7 +2,7 @@
 // surface lands in both scopes, the frontmatter each runtime reads, slash
 // syntax and {{GSD_ARGS}}, tool maps, the namespace layout, hook
 // registration in each runtime's own format, and the limits they document.
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { allBundles, compile, emitBundles, REPO_ROOT, type Compiled } from '../pipeline.ts';
@@ -220,10 +220,8 @@ group('should write Windsurf workflows as thin wrappers under the workflow caps'
 
 group('should nest routed commands under their router for augment and trae, and stay flat elsewhere', async () => {
   const source = copySource();
-  // Only this test's router: the corpus's own routers would route the commands it expects at the top.
-  for (const file of readdirSync(path.join(source, 'commands/gsd'))) {
-    if (file.startsWith('ns-')) rmSync(path.join(source, 'commands/gsd', file));
-  }
+  // A command no router routes: it stays at the top of the nested layout.
+  writeFileSync(path.join(source, 'commands/gsd/probe.md'), '---\nname: gsd:probe\ndescription: A command no router routes\nallowed-tools:\n  - Read\n---\nSay hello.\n');
   writeFileSync(
     path.join(source, 'commands/gsd/ns-workflow.md'),
     [
@@ -263,7 +261,7 @@ group('should nest routed commands under their router for augment and trae, and 
         assert.not.ok(bundle.has(`${root}/skills/gsd-${name}/SKILL.md`), `${id}/${scope}: ${name} not also at the top`);
         assert.is(frontmatter(text(bundle, `${root}/skills/gsd-ns-workflow/skills/gsd-${name}/SKILL.md`))['name'], `gsd-${name}`);
       }
-      for (const name of ['help', 'new-project', 'progress']) assert.ok(bundle.has(`${root}/skills/gsd-${name}/SKILL.md`), `${id}/${scope}: unrouted ${name} at the top`);
+      assert.ok(bundle.has(`${root}/skills/gsd-probe/SKILL.md`), `${id}/${scope}: unrouted probe at the top`);
       const table = text(bundle, router);
       assert.is(frontmatter(table)['name'], 'gsd-ns-workflow');
       assert.match(table, /^\| User wants \| Read \|$/m);

@@ -3,7 +3,7 @@
 // arguments, tool maps, hook registration, the roots a bundle may touch, and
 // the limits each runtime documents.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -290,10 +290,8 @@ targets('should rewrite the memory file and the product name for each runtime', 
 
 targets('should nest routed commands under their router for qwen, hermes and cline, and keep codebuddy flat', async () => {
   const source = copySource();
-  // Only this test's router: the corpus's own routers would route the commands it expects at the top.
-  for (const file of readdirSync(path.join(source, 'commands/gsd'))) {
-    if (file.startsWith('ns-')) rmSync(path.join(source, 'commands/gsd', file));
-  }
+  // A command no router routes: it stays at the top of the nested layout.
+  writeFileSync(path.join(source, 'commands/gsd/probe.md'), '---\nname: gsd:probe\ndescription: A command no router routes\nallowed-tools:\n  - Read\n---\nSay hello.\n');
   writeFileSync(
     path.join(source, 'commands/gsd/ns-workflow.md'),
     `---
@@ -328,7 +326,7 @@ Invoke the matched skill directly using the Skill tool.
       const tree = built.bundles.get(`${id}/${scope}`)!;
       assert.ok(tree.has(place.child), `${id}/${scope}: nested child`);
       assert.not.ok(tree.has(FLAT_PATH[`${id}/${scope}`]!('plan-phase')), `${id}/${scope}: no top-level copy`);
-      assert.ok(tree.has(FLAT_PATH[`${id}/${scope}`]!('help')), `${id}/${scope}: unrouted command stays on top`);
+      assert.ok(tree.has(FLAT_PATH[`${id}/${scope}`]!('probe')), `${id}/${scope}: unrouted command stays on top`);
       const router = text(tree, place.router);
       assert.is(frontmatter(router).data['name'], 'gsd-ns-workflow');
       assert.match(router, /^\| Create a PLAN\.md \| Read `skills\/gsd-plan-phase\/SKILL\.md` \|$/m);
