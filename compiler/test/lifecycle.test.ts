@@ -514,6 +514,108 @@ function completeMilestone(s: Scratch): void {
   s.committed(/^chore: complete milestone v1\.0$/m);
 }
 
+const PAUSE = 'gsd-core/workflows/pause-work.md';
+const RESUME = 'gsd-core/workflows/resume-work.md';
+const PHASE_INSERT = 'gsd-core/workflows/phase/modes/insert.md';
+const PHASE_REMOVE = 'gsd-core/workflows/phase/modes/remove.md';
+const QUICK = 'gsd-core/workflows/quick.md';
+const SETTINGS = 'gsd-core/workflows/settings.md';
+const MAP_CODEBASE = 'gsd-core/workflows/map-codebase.md';
+const MAPPER = 'agents/gsd-codebase-mapper.md';
+
+/** pause-work then resume-work: a handoff in the phase folder, the stop recorded in STATE.md and undone. */
+function pauseAndResume(s: Scratch): void {
+  const state = s.run(pick(PAUSE, 'state json'));
+  const before = s.run(pick(PAUSE, 'state get Status'));
+  assert.is(before, 'Ready to plan');
+  const found = s.run(pick(PAUSE, 'phase find'), { vars: { current_phase: state.current_phase } });
+  // Phase 1 has no folder before it is planned, so the handoff goes to .planning/ (the workflow's fallback).
+  assert.is(found.directory, null);
+  const folder = '.planning';
+  const handoff = `${folder}/.continue-here.md`;
+  s.run(pick(PAUSE, 'state add-decision'), { vars: { current_phase: state.current_phase }, set: { '--summary': 'Notes are stored as Markdown files', '--rationale': 'users can read them without the app' } });
+  s.run(pick(PAUSE, 'template fill continue-here'), { vars: { current_phase: state.current_phase, handoff_path: handoff }, set: { '--fields': JSON.stringify({ plan: 'none', task: 'none', status_before_pause: before }) } });
+  const where = 'discussing phase 1 storage format';
+  s.run(pick(PAUSE, 'state record-session'), { vars: { 'one line on where work stopped': where, handoff_path: handoff }, set: { '--stopped-at': where } });
+  s.run(pick(PAUSE, 'state update Status'), { positional: ['Status', `Paused: ${where}`] });
+  s.run(pick(PAUSE, 'commit'), { vars: { handoff_path: handoff }, positional: [`wip: pause at phase 1`] });
+  assert.match(s.read(handoff), /^status_before_pause: Ready to plan$/m);
+  assert.is(s.query(['state', 'json']).status, 'paused');
+  assert.is(s.query(['state', 'get', 'Resume file', '--raw']), handoff);
+  assert.match(s.read('.planning/STATE.md'), /Notes are stored as Markdown files/);
+
+  const init = s.run(pick(RESUME, 'init resume'));
+  assert.is(init.continue_here_path, null, 'init resume finds handoffs in phase folders only');
+  assert.is(s.run(pick(RESUME, 'state get')), handoff);
+  s.run(pick(RESUME, 'state update Status'), { vars: { status_before_pause: before } });
+  s.run(pick(RESUME, 'state record-session'), { set: { '--stopped-at': 'Resumed: phase 1 storage format' } });
+  fs.rmSync(path.join(s.root, handoff));
+  s.run(pick(RESUME, 'commit'), { vars: { handoff_folder: folder } });
+  assert.is(s.query(['state', 'get', 'Status', '--raw']), 'Ready to plan');
+  assert.is(s.query(['state', 'get', 'Resume file', '--raw']), 'None');
+  assert.is(s.exists(handoff), false);
+  assert.is(s.git(['status', '--porcelain', '.planning']), '', 'the handoff removal is committed');
+}
+
+/** /gsd-phase --insert and --remove: a decimal phase slotted in after phase 1, then taken out again. */
+function insertAndRemove(s: Scratch): void {
+  const next = s.run(pick(PHASE_INSERT, 'phase next-decimal'), { vars: { after: '1' } });
+  assert.is(next.next, '01.1');
+  const inserted = s.run(pick(PHASE_INSERT, 'phase insert'), { vars: { after: '1', description: 'Import from files' } });
+  assert.is(inserted.phase_number, '1.1');
+  s.run(pick(PHASE_INSERT, 'state add-decision'), { vars: { phase_number: '1.1', description: 'Import from files', 'why it could not wait': 'users asked for it first' } });
+  s.run(pick(PHASE, 'commit'), { vars: { mode: 'insert', phase_number: '1.1', name: 'Import from files' } });
+  assert.match(s.read('.planning/ROADMAP.md'), /### Phase 1\.1: Import from files \(INSERTED\)/);
+  assert.ok(s.exists('.planning/phases/01.1-import-from-files'));
+
+  const removed = s.run(pick(PHASE_REMOVE, 'phase remove'), { vars: { phase: '1.1' } });
+  assert.is(removed.removed, '1.1');
+  s.run(pick(PHASE, 'commit'), { vars: { mode: 'remove', phase_number: '1.1', name: 'Import from files' } });
+  assert.not.match(s.read('.planning/ROADMAP.md'), /Import from files/);
+  assert.is(s.exists('.planning/phases/01.1-import-from-files'), false);
+  assert.is(s.git(['status', '--porcelain', '.planning/ROADMAP.md', '.planning/STATE.md']), '');
+}
+
+/** /gsd-quick: a task folder, its plan and summary, a line in STATE.md, one commit. */
+function quickTask(s: Scratch): void {
+  const init = s.run(pick(QUICK, 'init quick'), { args: ['Fix the typo in the README'] });
+  assert.is(init.quick_id, '001');
+  const dir: string = init.task_dir;
+  assert.is(dir, '.planning/quick/001-fix-the-typo-in-the-readme');
+  const id = init.quick_id;
+  s.write(`${dir}/${id}-PLAN.md`, `---\nphase: quick\nplan: "${id}"\ntype: execute\nwave: 1\ndepends_on: []\nfiles_modified: [README.md]\nautonomous: true\nrequirements: []\nmust_haves:\n  truths: [the README has no typo]\n---\n\n<objective>\nFix the typo.\n</objective>\n\n<tasks>\n<task type="auto">\n  <name>Task 1: fix the typo</name>\n  <files>README.md</files>\n  <action>Correct the spelling.</action>\n  <verify>grep -c Notes README.md</verify>\n  <done>The README reads correctly.</done>\n</task>\n</tasks>\n`);
+  const plan = s.run(pick(QUICK, 'verify plan-structure'), { vars: { task_dir: dir, quick_id: id } });
+  assert.is(plan.valid, true, JSON.stringify(plan.errors));
+  s.write(`${dir}/${id}-SUMMARY.md`, `---\nphase: quick\nplan: "${id}"\nsubsystem: docs\ntags: [readme]\nduration: 2min\ncompleted: ${TODAY}\n---\n\n# Quick task ${id}: Summary\n\n**The README spells the app name right.**\n`);
+  assert.is(s.run(pick(QUICK, 'summary-extract'), { vars: { task_dir: dir, quick_id: id } }).one_liner, 'The README spells the app name right.');
+  const vars = { date: TODAY, quick_id: id, description: init.description, task_dir: dir };
+  s.run(pick(QUICK, 'state update'), { vars });
+  s.run(pick(QUICK, 'commit'), { vars });
+  assert.match(s.query(['state', 'get', 'Last activity', '--raw']), /Quick task 001: Fix the typo in the README$/);
+  assert.is(s.git(['status', '--porcelain', '.planning']), '');
+  s.committed(/^docs\(quick-001\): Fix the typo in the README$/m);
+}
+
+/** /gsd-settings and /gsd-map-codebase: a config change, and one mapper document from its template. */
+function settingsAndMap(s: Scratch): void {
+  const config = s.run(pick(SETTINGS, 'state load'));
+  assert.is(config.research, true);
+  assert.is(s.run(pick(SETTINGS, 'config-get')), 'discuss');
+  s.run(pick(SETTINGS, 'config-set'));
+  s.run(pick(SETTINGS, 'commit'));
+  assert.is(JSON.parse(s.read('.planning/config.json')).workflow.research, false);
+
+  const init = s.run(pick(MAP_CODEBASE, 'init map-codebase'));
+  assert.is(init.planning_exists, true);
+  assert.is(init.codebase_map_exists, false);
+  const commit = s.git(['rev-parse', '--short', 'HEAD']).trim();
+  const stack = s.run(pick(MAPPER, 'template fill codebase/stack'), { set: { '--fields': JSON.stringify({ commit }) } });
+  assert.is(stack.path, '.planning/codebase/STACK.md');
+  assert.match(s.read(stack.path), new RegExp(`^last_mapped_commit: ${commit}$`, 'm'));
+  s.run(pick(MAP_CODEBASE, 'commit'), { vars: { commit } });
+  s.committed(new RegExp(`^docs: map codebase at ${commit}$`, 'm'));
+}
+
 const test = suite('lifecycle');
 
 test('should walk a project from initialisation to a completed milestone with the calls the corpus makes', async () => {
@@ -526,6 +628,16 @@ test('should walk a project from initialisation to a completed milestone with th
     verifyPhase(s, p, PHASES[i + 1] ?? null);
   }
   completeMilestone(s);
+});
+
+test('should pause and resume, reshape the roadmap, run a quick task, change a setting and map the code with the calls the corpus makes', async () => {
+  const s = new Scratch(await buildBundle(), tmpDir('gsd-lifecycle-cache-'));
+  initialise(s);
+  addPhase(s);
+  pauseAndResume(s);
+  insertAndRemove(s);
+  quickTask(s);
+  settingsAndMap(s);
 });
 
 test('should bind every placeholder or fail with the file and line of the call', () => {
