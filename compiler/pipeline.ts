@@ -83,7 +83,8 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
   );
   const built = await buildGenerated(options.sourceDir);
   const generated: GeneratedFile[] = [
-    ...built,
+    // Built programs (a shebang line) are executables: mode 0755 in bundles and zips.
+    ...built.map((file) => (startsWithShebang(file.contents) ? { ...file, executable: true } : file)),
     ...assets.map((asset) => ({ path: asset.path, contents: asset.bytes, ...(isScript(asset.path) ? { executable: true } : {}) })),
     // A corpus without a build step ships its hook scripts as written.
     ...(built.length > 0 ? [] : ir.nodes.filter((node) => node.kind === 'hook').map((node) => ({ path: `hooks/${node.path.split('/').pop()}`, contents: node.text, executable: true }))),
@@ -155,6 +156,10 @@ function applySeverities(diagnostics: Diagnostic[], layout: Layout): Diagnostic[
 
 export function errorsOf(diagnostics: readonly Diagnostic[]): Diagnostic[] {
   return diagnostics.filter((d) => (d.severity ?? 'error') === 'error');
+}
+
+function startsWithShebang(contents: string | Uint8Array): boolean {
+  return typeof contents === 'string' ? contents.startsWith('#!') : contents[0] === 0x23 && contents[1] === 0x21;
 }
 
 function isScript(file: string): boolean {

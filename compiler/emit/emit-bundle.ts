@@ -10,7 +10,8 @@ import { renderAgents } from './agent-formats.ts';
 import { renderFrontmatter, truncate } from './render-frontmatter.ts';
 import { renderRoot, renderString, renderText, type RenderContext } from './render-text.ts';
 import { nestRouterTable, routedCommands } from './nest-routers.ts';
-import { EXECUTABLE_HOOK_FORMATS, HOOK_FORMATS, hookFiles, runtimeHooks } from './hook-formats.ts';
+import { EXECUTABLE_HOOK_FORMATS, HOOK_FORMATS, HOOK_MERGE_FORMATS, hookFiles, runtimeHooks } from './hook-formats.ts';
+import { addBundleManifest } from './bundle-manifest.ts';
 import type { HookEntry } from '../load/load-hooks.ts';
 
 export interface TreeFile {
@@ -20,7 +21,11 @@ export interface TreeFile {
   source?: string;
   /** Built code (runtime CLI, hooks): goldens keep its digest, not its text. */
   generated?: boolean;
+  /** A file shared with the user: the installer merges GSD's entries into theirs in this format. */
+  merge?: MergeFormat;
 }
+
+export type MergeFormat = 'json' | 'toml' | 'yaml' | 'markdown';
 
 /** Bundle-relative POSIX path → file, in sorted order. */
 export type VirtualTree = Map<string, TreeFile>;
@@ -87,10 +92,14 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
   if (scope.hooks && hooks.length > 0) {
     const registered = runtimeHooks(hooks, scope.hooks, target.definition.toolMaps ?? {}, hookScriptName);
     const runnable = EXECUTABLE_HOOK_FORMATS.has(scope.hooks.format) ? { executable: true } : {};
-    for (const [file, list] of hookFiles(scope.hooks.path, registered)) put(at(file), HOOK_FORMATS[scope.hooks.format]!(list), runnable);
+    const merge = HOOK_MERGE_FORMATS[scope.hooks.format];
+    for (const [file, list] of hookFiles(scope.hooks.path, registered)) put(at(file), HOOK_FORMATS[scope.hooks.format]!(list), { ...runnable, ...(merge ? { merge } : {}) });
   }
-  for (const config of scope.config ?? []) put(at(config.path), renderConfig(config, target));
-  return new Map([...tree.entries()].sort(([a], [b]) => compareText(a, b)));
+  for (const config of scope.config ?? []) {
+    const merge = CONFIG_MERGE_FORMATS[config.format];
+    put(at(config.path), renderConfig(config, target), merge ? { merge } : {});
+  }
+  return addBundleManifest(new Map([...tree.entries()].sort(([a], [b]) => compareText(a, b))), target, scopeId, version);
 }
 
 interface PlacedCommand {
@@ -159,6 +168,9 @@ function renderCommand(command: IrNode, surface: CommandSurface, target: Target,
 function fence(yaml: string): string {
   return yaml ? `---\n${yaml}---\n` : '';
 }
+
+/** How the installer treats each config format: merged into the user's file, or (file) owned outright. */
+const CONFIG_MERGE_FORMATS: Record<ConfigFile['format'], MergeFormat | null> = { json: 'json', toml: 'toml', markdown: 'markdown', file: null };
 
 function renderConfig(config: ConfigFile, target: Target): string {
   switch (config.format) {

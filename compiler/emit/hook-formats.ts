@@ -7,6 +7,7 @@ import type { HookEntry } from '../load/load-hooks.ts';
 import type { HookSurface, ToolMap } from '../targets/target-types.ts';
 import { mapTools } from './render-frontmatter.ts';
 import { clineHookScript } from './hook-format-cline.ts';
+import type { MergeFormat } from './emit-bundle.ts';
 
 /** A hook as one runtime sees it: its event and matcher mapped, its command line built. */
 export interface RuntimeHook {
@@ -132,6 +133,22 @@ export const HOOK_FORMATS: Record<string, HookFormat> = {
     }).toString({ lineWidth: 0 })}`,
   /** Cline: an executable Node dispatcher per event file (compiler/emit/hook-format-cline.ts). */
   'cline-script': clineHookScript,
+};
+
+/**
+ * Whether a format's registration file is shared with the user (merged into
+ * theirs by the installer, in this format) or owned by GSD (null: its own
+ * file, such as Copilot's hooks/gsd.json or Cline's per-event dispatchers).
+ */
+export const HOOK_MERGE_FORMATS: Record<string, MergeFormat | null> = {
+  'settings-json': 'json',
+  'cursor-json': 'json',
+  'windsurf-json': 'json',
+  'antigravity-json': 'json',
+  'copilot-json': null,
+  'kimi-toml': 'toml',
+  'hermes-yaml': 'yaml',
+  'cline-script': null,
 };
 
 /** Formats whose registration file is itself a program the runtime runs. */

@@ -12,6 +12,7 @@ import { buildIr } from '../load/build-ir.ts';
 import { DEFAULT_LAYOUT, loadLayout } from '../load/layout.ts';
 import { WHEN_VOCABULARY } from '../pipeline.ts';
 import type { VirtualTree } from '../emit/emit-bundle.ts';
+import { isBundleMetadata } from '../emit/bundle-manifest.ts';
 import { suite, assert } from './harness.ts';
 import { copySource } from './fixture-support.ts';
 import { compareWithBaseline, loadBudgets } from '../check/check-budgets.ts';
@@ -175,7 +176,7 @@ pipeline('should put every file of a bundle under its root or the runtime skills
   for (const key of ['claude/global', 'claude/local', 'codex/global', 'codex/local']) {
     const tree = bundles.get(key)!;
     const root = key.startsWith('claude') ? '.claude/' : '.codex/';
-    for (const file of tree.keys()) assert.ok(file.startsWith(root) || file.startsWith('.agents/skills/'), `${key}/${file}`);
+    for (const file of tree.keys()) assert.ok(file.startsWith(root) || file.startsWith('.agents/skills/') || isBundleMetadata(file), `${key}/${file}`);
   }
 });
 

@@ -8,6 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import { allBundles, compile, emitBundles, REPO_ROOT, type Compiled } from '../pipeline.ts';
 import type { VirtualTree } from '../emit/emit-bundle.ts';
 import { routedCommands } from '../emit/nest-routers.ts';
+import { isBundleMetadata } from '../emit/bundle-manifest.ts';
 import type { ScopeId, TargetDefinition } from '../targets/target-types.ts';
 import { suite, assert } from './harness.ts';
 import { copySource, diagnoseTree, FIXTURES, temporaryDir } from './fixture-support.ts';
@@ -126,7 +127,7 @@ group('should keep every file under the runtime root and name no other runtime r
     for (const scope of SCOPES) {
       const bundle = tree(id, scope);
       const root = ROOTS[id][scope];
-      for (const file of bundle.keys()) assert.ok(file.startsWith(`${root}/`), `${id}/${scope}/${file}`);
+      for (const file of bundle.keys()) assert.ok(file.startsWith(`${root}/`) || isBundleMetadata(file), `${id}/${scope}/${file}`);
       for (const [file, entry] of corpusFiles(bundle)) {
         const contents = String(entry.contents);
         assert.not.match(contents, /(?<![\w-])\.claude\b/, `${id}/${scope}/${file}`);

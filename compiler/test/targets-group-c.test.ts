@@ -10,6 +10,7 @@ import { parse as parseYaml } from 'yaml';
 import { formatDiagnostic } from '../diagnostics.ts';
 import type { VirtualTree } from '../emit/emit-bundle.ts';
 import { routedCommands } from '../emit/nest-routers.ts';
+import { isBundleMetadata } from '../emit/bundle-manifest.ts';
 import { allBundles, compile, emitBundles, REPO_ROOT, type BundleSelection, type Compiled } from '../pipeline.ts';
 import { suite, assert } from './harness.ts';
 import { copySource, FIXTURES, temporaryDir } from './fixture-support.ts';
@@ -147,7 +148,7 @@ targets('should write nothing outside the runtime\'s own folders and no other ro
   for (const [key, tree] of bundles) {
     const local = key.endsWith('/local');
     for (const [file, entry] of tree) {
-      assert.ok(ROOTS[key]!.some((root) => file.startsWith(root)), `${key}: ${file}`);
+      assert.ok(ROOTS[key]!.some((root) => file.startsWith(root)) || isBundleMetadata(file), `${key}: ${file}`);
       const contents = String(entry.contents);
       for (const absolute of forbidden) assert.not.ok(contents.includes(absolute), `${key}/${file} names ${absolute}`);
       if (entry.source === undefined) continue;

@@ -1,0 +1,80 @@
+// The bundle manifest and README.txt at the top of every bundle: valid against
+// schemas/manifest.schema.json, exact about every other file, and explicit
+// about which files are shared config the installer merges.
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { allBundles, compile, emitBundles, REPO_ROOT, type Compiled } from '../pipeline.ts';
+import type { VirtualTree } from '../emit/emit-bundle.ts';
+import { bytesOf, isBundleMetadata, MANIFEST_FILE, README_FILE, type BundleManifest } from '../emit/bundle-manifest.ts';
+import { HOOK_FORMATS, HOOK_MERGE_FORMATS } from '../emit/hook-formats.ts';
+import { schemaValidator } from '../schemas.ts';
+import { suite, assert } from './harness.ts';
+
+const manifests = suite('bundle manifest');
+let compiled: Compiled;
+let bundles: Map<string, VirtualTree>;
+
+manifests.before(async () => {
+  compiled = await compile({ sourceDir: path.join(REPO_ROOT, 'source') });
+  bundles = emitBundles(compiled, allBundles(compiled.targets)).bundles;
+});
+
+const manifestOf = (key: string): BundleManifest => JSON.parse(String(bundles.get(key)!.get(MANIFEST_FILE)!.contents)) as BundleManifest;
+
+manifests('should validate every bundle manifest against schemas/manifest.schema.json', () => {
+  const validate = schemaValidator('manifest.schema.json');
+  assert.is(bundles.size, 30);
+  for (const key of bundles.keys()) {
+    const manifest = manifestOf(key);
+    assert.ok(validate(manifest), `${key}: ${JSON.stringify(validate.errors)}`);
+    const [target, scope] = key.split('/');
+    assert.equal([manifest.target, manifest.scope, manifest.version, manifest.manifestVersion], [target, scope, compiled.version, 1]);
+  }
+});
+
+manifests('should list every other file once, sorted, with its sha256, size and mode', () => {
+  for (const [key, tree] of bundles) {
+    const manifest = manifestOf(key);
+    const listed = manifest.files.map((file) => file.path);
+    assert.equal(listed, [...tree.keys()].filter((file) => !isBundleMetadata(file)), key);
+    for (const file of manifest.files) {
+      const entry = tree.get(file.path)!;
+      const bytes = bytesOf(entry);
+      assert.is(file.sha256, createHash('sha256').update(bytes).digest('hex'), `${key}/${file.path}`);
+      assert.is(file.bytes, bytes.length);
+      assert.is(file.mode, entry.executable ? '0755' : '0644', `${key}/${file.path}`);
+      assert.is(file.generated ?? false, entry.generated ?? false, `${key}/${file.path}`);
+    }
+    assert.ok(manifest.files.some((file) => file.path === `${manifest.root}/gsd-core/bin/gsd-tools.cjs` && file.mode === '0755' && file.generated), `${key}: the runtime CLI`);
+  }
+});
+
+manifests('should mark exactly the shared config files as merged, in their format', () => {
+  const merged = (key: string) => Object.fromEntries(manifestOf(key).files.filter((file) => file.merge).map((file) => [file.path, file.merge]));
+  assert.equal(merged('claude/global'), { '.claude/settings.json': 'json' });
+  assert.equal(merged('codex/global'), { '.codex/config.toml': 'toml', '.codex/hooks.json': 'json' });
+  assert.equal(merged('copilot/local'), { '.github/copilot-instructions.md': 'markdown' }, 'hooks/gsd.json is a file GSD owns');
+  assert.equal(merged('kimi/global'), { '.kimi/config.toml': 'toml' });
+  assert.equal(merged('kimi/local'), {});
+  assert.equal(merged('opencode/global'), { '.config/opencode/opencode.json': 'json' });
+  assert.equal(merged('kilo/global'), { '.config/kilo/kilo.jsonc': 'json' });
+  assert.equal(merged('hermes/global'), { '.hermes/config.yaml': 'yaml' }, 'DESCRIPTION.md is owned');
+  assert.equal(merged('cline/local'), { '.clinerules/gsd.md': 'markdown' }, 'the hook dispatchers are owned');
+  assert.equal(Object.keys(HOOK_MERGE_FORMATS).sort(), Object.keys(HOOK_FORMATS).sort(), 'every hook format says whether it is merged');
+});
+
+manifests('should ship a README.txt with the install, update and uninstall commands for the bundle', () => {
+  const readme = (key: string) => String(bundles.get(key)!.get(README_FILE)!.contents);
+  const global = readme('claude/global');
+  assert.match(global, /^GSD \d+\.\d+\.\d+ for Claude Code, global scope \(gsd-claude-global-/);
+  assert.ok(global.includes('  node .claude/gsd-core/bin/gsd-tools.cjs install --global\n'));
+  assert.ok(global.includes('  node ~/.claude/gsd-core/bin/gsd-tools.cjs uninstall\n'));
+  assert.ok(global.includes('$CLAUDE_CONFIG_DIR'));
+  assert.ok(global.includes('    .claude/settings.json\n'), 'names the files it merges');
+  const local = readme('opencode/local');
+  assert.match(local, /node \/path\/to\/gsd-opencode-local-[^/]+\/\.opencode\/gsd-core\/bin\/gsd-tools\.cjs install --local/);
+  assert.ok(local.includes('(none in this bundle)'));
+  for (const [key, tree] of bundles) assert.ok(/^[\x09\x0a\x20-\x7e]*$/.test(String(tree.get(README_FILE)!.contents)), `${key}: README.txt is plain ASCII`);
+});
+
+manifests.run();
