@@ -14,6 +14,7 @@ import { MATRIX_BEGIN, MATRIX_END, matrixMarkdown, matrixRows, replaceMatrix } f
 import { SCOPE_IDS, type ScopeId } from './targets/target-types.ts';
 import type { VirtualTree } from './emit/emit-bundle.ts';
 import { buildSite } from './site/build-site.ts';
+import { buildRelease } from './release/release.ts';
 
 const COMMON_OPTIONS = {
   source: { type: 'string' },
@@ -36,7 +37,7 @@ Options:
   --targets <dir>   target definitions (default: the project's targets/)
   --layout <name>   how to read the source tree (compiler/data/layouts; detected by default)
 
-Other verbs: check, ir, budgets, matrix, site (gsd-build <verb> --help).`,
+Other verbs: check, ir, budgets, matrix, site, release (gsd-build <verb> --help).`,
   check: `Usage: gsd-build check [--update] [--source <dir>] [--golden <dir>]
 
 Builds every bundle afresh and compares it with the goldens (default ./golden),
@@ -56,6 +57,13 @@ between its gsd:support-matrix markers.`,
 Prints every file's bytes next to its ceiling, and each command's eager-load
 closure. --baseline compares the corpus's budgets.json with an older one and
 fails if any cap or ceiling went up (ceilings only tighten).`,
+  release: `Usage: gsd-build release [--out <dir>] [--source <dir>]
+
+Builds every target and scope and writes one reproducible zip per bundle into
+<out> (default ./dist/release): gsd-<target>-<scope>-<version>.zip, plus
+SHA256SUMS and release-manifest.json (per zip: file count, bytes, sha256).
+Same sources give the same bytes: sorted entries, a fixed timestamp, fixed
+modes (executables 0755). Nothing is written when any check fails.`,
   site: `Usage: gsd-build site [--source <dir>] [--out <dir>]
 
 Renders the docs site from the corpus IR into <out> (default ./dist/site): an
@@ -97,6 +105,8 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         return await runMatrix(rest, io);
       case 'site':
         return await runSite(rest, io);
+      case 'release':
+        return await runRelease(rest, io);
     }
   } catch (error) {
     if (error instanceof UsageError) {
@@ -306,6 +316,26 @@ async function runMatrix(args: string[], io: Io): Promise<number> {
   }
   await writeFile(readmePath, updated);
   io.out('updated the support matrix in README.md');
+  return 0;
+}
+
+async function runRelease(args: string[], io: Io): Promise<number> {
+  const values = parse(args, { out: { type: 'string' } });
+  if (values.help) {
+    io.out(HELP.release);
+    return 0;
+  }
+  const started = performance.now();
+  const compiled = await compileFrom(values, io);
+  if (!compiled) return 1;
+  const out = values.out ?? path.join('dist', 'release');
+  const { bundles, diagnostics } = emitBundles(compiled, allBundles(compiled.targets));
+  if (!reportEmitted(diagnostics, io, out)) return 1;
+  const release = await buildRelease(bundles, compiled.version);
+  const tree: VirtualTree = new Map([...release.outputs].map(([file, contents]) => [file, { contents }]));
+  await writeTrees(path.dirname(out), new Map([[path.basename(out), tree]]));
+  const bytes = release.zips.reduce((sum, zip) => sum + zip.bytes, 0);
+  io.out(`released ${release.zips.length} zip(s), ${bytes} bytes, into ${out}/ in ${Math.round(performance.now() - started)} ms (SHA256SUMS, release-manifest.json)`);
   return 0;
 }
 

@@ -1,0 +1,103 @@
+// release: every bundle as a reproducible zip, plus SHA256SUMS and
+// release-manifest.json. Pure: bundles in, files out (the CLI writes them).
+// Same sources give the same bytes: entries sorted, one fixed timestamp (DOS
+// time only, no extended timestamps), fixed modes (0644, executables and
+// folders 0755), deflate at a fixed level.
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import yazl from 'yazl';
+import { compareText } from '../diagnostics.ts';
+import type { VirtualTree } from '../emit/emit-bundle.ts';
+import { bytesOf } from '../emit/bundle-manifest.ts';
+
+export interface ReleaseZip {
+  file: string;
+  target: string;
+  scope: string;
+  /** Files in the zip (folders not counted). */
+  files: number;
+  /** Size of the zip. */
+  bytes: number;
+  /** Size of the files it holds, uncompressed. */
+  contentBytes: number;
+  sha256: string;
+}
+
+export interface Release {
+  version: string;
+  zips: ReleaseZip[];
+  /** File name → contents: the zips, SHA256SUMS and release-manifest.json. */
+  outputs: Map<string, Uint8Array>;
+}
+
+/**
+ * The one timestamp of every entry. yazl encodes DOS time from the local
+ * fields of a Date, so a Date built from local fields encodes the same
+ * everywhere, whatever the time zone.
+ */
+const FIXED_TIME = () => new Date(2000, 0, 1, 0, 0, 0);
+const FILE_MODE = 0o100644;
+const EXECUTABLE_MODE = 0o100755;
+const DIRECTORY_MODE = 0o40755;
+const COMPRESSION_LEVEL = 9;
+
+export function zipName(target: string, scope: string, version: string): string {
+  return `gsd-${target}-${scope}-${version}`;
+}
+
+/** One bundle as a zip whose entries sit under `<folder>/`, so unzipping never scatters dot-folders into the current directory. */
+export async function zipTree(folder: string, tree: VirtualTree): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  const folders = new Set<string>([folder]);
+  for (const file of tree.keys()) {
+    for (let dir = path.posix.dirname(`${folder}/${file}`); dir !== '.' && !folders.has(dir); dir = path.posix.dirname(dir)) folders.add(dir);
+  }
+  const entries = [...[...folders].map((dir) => ({ name: `${dir}/`, dir: true })), ...[...tree.keys()].map((file) => ({ name: `${folder}/${file}`, dir: false }))].sort((a, b) =>
+    compareText(a.name, b.name),
+  );
+  for (const entry of entries) {
+    if (entry.dir) {
+      zip.addEmptyDirectory(entry.name, { mtime: FIXED_TIME(), mode: DIRECTORY_MODE, forceDosTimestamp: true });
+      continue;
+    }
+    const file = tree.get(entry.name.slice(folder.length + 1))!;
+    zip.addBuffer(Buffer.from(bytesOf(file)), entry.name, {
+      mtime: FIXED_TIME(),
+      mode: file.executable ? EXECUTABLE_MODE : FILE_MODE,
+      forceDosTimestamp: true,
+      compressionLevel: COMPRESSION_LEVEL,
+    });
+  }
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/** Zips every bundle (keyed `<target>/<scope>`) and writes the checksums and the release manifest. */
+export async function buildRelease(bundles: ReadonlyMap<string, VirtualTree>, version: string): Promise<Release> {
+  const outputs = new Map<string, Uint8Array>();
+  const zips: ReleaseZip[] = [];
+  for (const key of [...bundles.keys()].sort(compareText)) {
+    const [target, scope] = key.split('/') as [string, string];
+    const tree = bundles.get(key)!;
+    const name = zipName(target, scope, version);
+    const bytes = await zipTree(name, tree);
+    const file = `${name}.zip`;
+    outputs.set(file, bytes);
+    zips.push({
+      file,
+      target,
+      scope,
+      files: tree.size,
+      bytes: bytes.length,
+      contentBytes: [...tree.values()].reduce((sum, entry) => sum + bytesOf(entry).length, 0),
+      sha256: sha256(bytes),
+    });
+  }
+  outputs.set('SHA256SUMS', Buffer.from(zips.map((zip) => `${zip.sha256}  ${zip.file}\n`).join(''), 'utf8'));
+  outputs.set('release-manifest.json', Buffer.from(`${JSON.stringify({ version, zips }, null, 2)}\n`, 'utf8'));
+  return { version, zips, outputs };
+}

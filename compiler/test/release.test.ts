@@ -1,0 +1,114 @@
+// Release zips: built twice (different time zone, locale and umask) they are
+// byte-identical; entries are sorted under one top folder with one fixed
+// timestamp and fixed modes; SHA256SUMS and release-manifest.json agree with
+// the zips; and a zip with an unsafe entry is refused whole.
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import yazl from 'yazl';
+import { compareText } from '../diagnostics.ts';
+import { readZip, unsafeEntryName, UnsafeZipError } from '../release/read-zip.ts';
+import { zipTree } from '../release/release.ts';
+import { suite, assert } from './harness.ts';
+import { runCli, temporaryDir } from './fixture-support.ts';
+
+const release = suite('release');
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+let first = '';
+
+release('should build byte-identical zips twice, whatever TZ, locale or umask', () => {
+  first = temporaryDir('release1');
+  const second = temporaryDir('release2');
+  const a = runCli(['release', '--out', first], { env: { TZ: 'UTC', LANG: 'C', LC_ALL: 'C' }, umask: '022' });
+  assert.is(a.status, 0, a.stderr);
+  assert.match(a.stdout, /released 30 zip\(s\)/);
+  const b = runCli(['release', '--out', second], { env: { TZ: 'Pacific/Chatham', LANG: 'tr_TR.UTF-8', LC_ALL: 'tr_TR.UTF-8' }, umask: '077' });
+  assert.is(b.status, 0, b.stderr);
+  const files = readdirSync(first).sort();
+  assert.equal(readdirSync(second).sort(), files);
+  assert.is(files.filter((file) => file.endsWith('.zip')).length, 30);
+  for (const file of files) assert.is(sha256(readFileSync(path.join(second, file))), sha256(readFileSync(path.join(first, file))), file);
+});
+
+release('should list every zip in SHA256SUMS and release-manifest.json with its count, size and digest', async () => {
+  const manifest = JSON.parse(readFileSync(path.join(first, 'release-manifest.json'), 'utf8')) as { version: string; zips: { file: string; target: string; scope: string; files: number; bytes: number; sha256: string }[] };
+  const sums = readFileSync(path.join(first, 'SHA256SUMS'), 'utf8').trimEnd().split('\n');
+  assert.is(manifest.zips.length, 30);
+  assert.is(sums.length, 30);
+  for (const [index, zip] of manifest.zips.entries()) {
+    const bytes = readFileSync(path.join(first, zip.file));
+    assert.is(zip.file, `gsd-${zip.target}-${zip.scope}-${manifest.version}.zip`);
+    assert.is(zip.bytes, bytes.length);
+    assert.is(zip.sha256, sha256(bytes));
+    assert.is(sums[index], `${zip.sha256}  ${zip.file}`);
+  }
+  const claude = manifest.zips.find((zip) => zip.target === 'claude' && zip.scope === 'global')!;
+  const entries = await readZip(readFileSync(path.join(first, claude.file)));
+  const folder = claude.file.replace(/\.zip$/, '');
+  const files = entries.filter((entry) => !entry.directory);
+  assert.is(files.length, claude.files);
+  assert.equal(entries.map((entry) => entry.name), entries.map((entry) => entry.name).sort(compareText), 'sorted');
+  assert.ok(entries.every((entry) => entry.name.startsWith(`${folder}/`)), 'one top folder');
+  assert.ok(entries.every((entry) => entry.dosDate === entries[0]!.dosDate && entry.dosTime === entries[0]!.dosTime), 'one timestamp');
+  for (const entry of entries) {
+    const executable = entry.directory || /\/(?:bin|hooks)\/[^/]+\.c?js$/.test(entry.name);
+    assert.is(entry.mode, executable ? 0o755 : 0o644, entry.name);
+  }
+  const manifestEntry = files.find((entry) => entry.name === `${folder}/gsd-file-manifest.json`)!;
+  const listed = (JSON.parse(manifestEntry.contents.toString('utf8')) as { files: { path: string; sha256: string }[] }).files;
+  for (const file of listed) assert.is(sha256(files.find((entry) => entry.name === `${folder}/${file.path}`)!.contents), file.sha256, file.path);
+});
+
+/** A zip holding `names`, written with placeholders of the same length, then patched: yazl itself refuses unsafe names. */
+async function zipWith(names: string[]): Promise<Buffer> {
+  const placeholders = names.map((name, index) => `${String.fromCharCode(65 + index).repeat(name.length)}`);
+  const zip = new yazl.ZipFile();
+  for (const placeholder of placeholders) zip.addBuffer(Buffer.from('x'), placeholder, { mtime: new Date(2000, 0, 1), forceDosTimestamp: true });
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+  let text = Buffer.concat(chunks).toString('latin1');
+  for (const [index, name] of names.entries()) text = text.replaceAll(placeholders[index]!, name);
+  return Buffer.from(text, 'latin1');
+}
+
+release('should refuse a zip whose entries could land outside its folder, reading nothing', async () => {
+  assert.equal(await readZip(await zipWith(['gsd-x/a.md', 'gsd-x/b/c.md'])).then((entries) => entries.map((entry) => entry.name)), ['gsd-x/a.md', 'gsd-x/b/c.md']);
+  for (const [name, why] of [
+    ['gsd-x/../../evil.md', '".." segment'],
+    ['/etc/evil.md', 'absolute path'],
+    ['C:/evil.md', 'drive letter'],
+    ['gsd-x\\..\\evil', 'backslash'],
+    ['gsd-x//evil.md', 'empty'],
+  ] as const) {
+    assert.match(unsafeEntryName(name) ?? '', why, name);
+    try {
+      await readZip(await zipWith(['gsd-x/ok.md', name]));
+      assert.unreachable(`${name} was accepted`);
+    } catch (error) {
+      assert.instance(error, UnsafeZipError, `${name}: ${(error as Error).message}`);
+    }
+  }
+  await readZip(await zipWith(['gsd-x/a.md', 'gsd-y/b.md'])).then(
+    () => assert.unreachable('two top folders'),
+    (error: Error) => assert.match(error.message, /2 top folders/),
+  );
+});
+
+release('should zip a tree deterministically in memory', async () => {
+  const tree = new Map([
+    ['b.md', { contents: 'b\n' }],
+    ['a/run.js', { contents: '#!/usr/bin/env node\n', executable: true }],
+  ]);
+  const one = await zipTree('gsd-t', tree);
+  const two = await zipTree('gsd-t', new Map([...tree].reverse()));
+  assert.is(sha256(one), sha256(two));
+  assert.equal((await readZip(one)).map((entry) => [entry.name, entry.mode.toString(8)]), [
+    ['gsd-t/', '755'],
+    ['gsd-t/a/', '755'],
+    ['gsd-t/a/run.js', '755'],
+    ['gsd-t/b.md', '644'],
+  ]);
+});
+
+release.run();
