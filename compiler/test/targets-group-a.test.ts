@@ -295,9 +295,9 @@ group('should register hooks in Kimi\'s config.toml and Copilot\'s hook file, an
     for (const key of Object.keys(hook)) assert.ok(['event', 'matcher', 'command', 'timeout'].includes(key), key);
     assert.ok(KIMI_EVENTS.has(String(hook['event'])), String(hook['event']));
     if (hook['matcher'] !== undefined) for (const tool of String(hook['matcher']).split('|')) assert.ok(KIMI_TOOLS.has(tool), tool);
-    assert.match(String(hook['command']), /^node "\$\{KIMI_SHARE_DIR:-\$HOME\/\.kimi\}\/hooks\/gsd-[a-z-]+\.(?:js|sh)"$/);
+    assert.match(String(hook['command']), /^node "\$\{KIMI_SHARE_DIR:-\$HOME\/\.kimi\}\/hooks\/gsd-[a-z-]+\.(?:js|sh)" --runtime kimi$/);
     assert.ok(Number(hook['timeout']) >= 1 && Number(hook['timeout']) <= 600);
-    const script = /hooks\/(.+)"$/.exec(String(hook['command']))![1]!;
+    const script = /hooks\/(.+)" --runtime kimi$/.exec(String(hook['command']))![1]!;
     assert.ok(tree('kimi', 'global').has(`.kimi/hooks/${script}`), script);
   }
   for (const scope of SCOPES) {
@@ -312,6 +312,8 @@ group('should register hooks in Kimi\'s config.toml and Copilot\'s hook file, an
         assert.is(entry['type'], 'command');
         const prefix = scope === 'global' ? 'node "${COPILOT_HOME:-$HOME/.copilot}/hooks/' : 'node ".github/hooks/';
         assert.ok(String(entry['bash']).startsWith(prefix), String(entry['bash']));
+        // Copilot has no matcher: the script learns the runtime from its command line and keeps to its own tools.
+        assert.ok(String(entry['bash']).endsWith('" --runtime copilot'), String(entry['bash']));
       }
     }
     // PascalCase event names make Copilot send Claude-style snake_case payloads.

@@ -358,7 +358,7 @@ group('should register the hook registry in each runtime format, with its events
       const prefix = scope === 'global' ? `node "$HOME/${root}/hooks/` : `node "${root}/hooks/`;
       for (const command of commandsSeen) {
         assert.ok(command.startsWith(prefix), `${id}/${scope}: ${command}`);
-        const script = /\/hooks\/([\w.-]+)"$/.exec(command)![1]!;
+        const script = new RegExp(`/hooks/([\\w.-]+)" --runtime ${id}$`).exec(command)![1]!;
         assert.ok(bundle.has(`${root}/hooks/${script}`), `${id}/${scope}: ${script} is shipped`);
         assert.not.ok(optIn.has(script.replace(/\.(?:js|sh)$/, '')), `${id}/${scope}: opt-in ${script} is not registered`);
       }

@@ -63,4 +63,4 @@ export function contextMonitor(input: HookInput, opts: { tmp?: string; now?: num
   return advise('PostToolUse', text, { level, remaining_percentage: pct });
 }
 
-if (typeof require !== 'undefined' && require.main === module) void runHook('allow', (input) => contextMonitor(input));
+if (typeof require !== 'undefined' && require.main === module) void runHook('gsd-context-monitor', 'allow', (input) => contextMonitor(input));

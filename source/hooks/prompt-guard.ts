@@ -28,4 +28,4 @@ export function promptGuard(input: HookInput): HookAnswer {
   return advise('PreToolUse', advisory(findings, `The text being written to ${source}`), { findings, source });
 }
 
-if (typeof require !== 'undefined' && require.main === module) void runHook('allow', promptGuard);
+if (typeof require !== 'undefined' && require.main === module) void runHook('gsd-prompt-guard', 'allow', promptGuard);

@@ -35,4 +35,4 @@ export function readGuard(input: HookInput, tmp = os.tmpdir()): HookAnswer {
   );
 }
 
-if (typeof require !== 'undefined' && require.main === module) void runHook('allow', (input) => readGuard(input));
+if (typeof require !== 'undefined' && require.main === module) void runHook('gsd-read-guard', 'allow', (input) => readGuard(input));

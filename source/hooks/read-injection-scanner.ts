@@ -33,4 +33,4 @@ export function readInjectionScanner(input: HookInput): HookAnswer {
   return advise('PostToolUse', message, { findings, severity, source });
 }
 
-if (typeof require !== 'undefined' && require.main === module) void runHook('allow', readInjectionScanner);
+if (typeof require !== 'undefined' && require.main === module) void runHook('gsd-read-injection-scanner', 'allow', readInjectionScanner);

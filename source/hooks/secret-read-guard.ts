@@ -41,4 +41,4 @@ export function secretReadGuard(input: HookInput): HookAnswer {
   return allow();
 }
 
-if (typeof require !== 'undefined' && require.main === module) void runHook('deny', secretReadGuard);
+if (typeof require !== 'undefined' && require.main === module) void runHook('gsd-secret-read-guard', 'deny', secretReadGuard);

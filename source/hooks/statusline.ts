@@ -89,4 +89,4 @@ export function statusline(input: HookInput, opts: { tmp?: string; now?: number 
   return { text: parts.filter(Boolean).join(' │ ') };
 }
 
-if (typeof require !== 'undefined' && require.main === module) void runHook('allow', (input) => statusline(input));
+if (typeof require !== 'undefined' && require.main === module) void runHook('gsd-statusline', 'allow', (input) => statusline(input));

@@ -80,4 +80,4 @@ export function validateCommit(input: HookInput): HookAnswer {
   return allow();
 }
 
-if (typeof require !== 'undefined' && require.main === module) void runHook('allow', validateCommit);
+if (typeof require !== 'undefined' && require.main === module) void runHook('gsd-validate-commit', 'allow', validateCommit);

@@ -38,4 +38,4 @@ export function workflowGuard(input: HookInput): HookAnswer {
   );
 }
 
-if (typeof require !== 'undefined' && require.main === module) void runHook('allow', workflowGuard);
+if (typeof require !== 'undefined' && require.main === module) void runHook('gsd-workflow-guard', 'allow', workflowGuard);

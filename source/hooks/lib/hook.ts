@@ -1,10 +1,14 @@
 // The frame every GSD hook runs in: read the event JSON from stdin with a
-// timeout and a size cap, run the hook, print its JSON answer, and on any
+// timeout and a size cap, translate it from the runtime named by
+// `--runtime <id>` (lib/runtime.ts, runtimes.json) into Claude Code's input,
+// run the hook, print its answer in the runtime's output format, and on any
 // crash apply the hook's declared policy: "allow" lets the tool call through
-// silently (exit 0), "deny" blocks it (exit 2, reason on stderr). The policy
-// is a required argument, so every hook states its stance in code.
+// silently (exit 0), "deny" blocks it (exit 2 with the reason on stderr, or
+// the runtime's own way of saying no). The id and the policy are required
+// arguments, so every hook states its stance in code.
 import fs from 'node:fs';
 import path from 'node:path';
+import { combine, normalize, render, resolveRuntime, runtimeArg, type Runtime } from './runtime.ts';
 
 export type CrashPolicy = 'allow' | 'deny';
 
@@ -59,17 +63,44 @@ export function parseInput(text: string): HookInput {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as HookInput) : {};
 }
 
-/** Run a hook as a process: stdin → answer → stdout/exit code. */
-export async function runHook(policy: CrashPolicy, hook: (input: HookInput) => HookAnswer | Promise<HookAnswer>): Promise<void> {
+/**
+ * One call of a hook: the runtime's payload normalized to Claude Code inputs
+ * (none when the call is not this hook's tool, several for a multi-file
+ * patch), the hook run on each, the answers combined and rendered for the
+ * runtime. A crash anywhere gives the policy's answer, rendered the same way.
+ */
+export async function answerHook(
+  id: string,
+  policy: CrashPolicy,
+  hook: (input: HookInput) => HookAnswer | Promise<HookAnswer>,
+  text: string,
+  runtime: Runtime | undefined,
+): Promise<HookAnswer> {
+  let event: string | undefined;
+  let runtimeEvent: string | undefined;
   let answer: HookAnswer;
   try {
-    answer = await hook(parseInput(await readStdin()));
+    const normalized = normalize(parseInput(text), runtime, id);
+    ({ event, runtimeEvent } = normalized);
+    const answers: HookAnswer[] = [];
+    for (const input of normalized.inputs) answers.push(await hook(input));
+    answer = combine(answers);
   } catch (error) {
     answer =
       policy === 'deny'
         ? { exitCode: 2, stderr: `GSD hook failed and its policy is to block: ${(error as Error)?.message ?? error}` }
         : { exitCode: 0 };
   }
+  try {
+    return render(answer, runtime, event, runtimeEvent);
+  } catch {
+    return answer;
+  }
+}
+
+/** Run a hook as a process: stdin → answer → stdout/exit code, in the protocol of the runtime its command names. */
+export async function runHook(id: string, policy: CrashPolicy, hook: (input: HookInput) => HookAnswer | Promise<HookAnswer>): Promise<void> {
+  const answer = await answerHook(id, policy, hook, await readStdin(), resolveRuntime(runtimeArg(process.argv.slice(2))));
   if (answer.text !== undefined) process.stdout.write(answer.text);
   else if (answer.stdout !== undefined) process.stdout.write(`${JSON.stringify(answer.stdout)}\n`);
   if (answer.stderr) process.stderr.write(`${answer.stderr}\n`);

@@ -49,7 +49,7 @@ s('should declare every hook with an event, a timeout and an explicit crash poli
     assert.ok(['allow', 'deny'].includes(h.crashPolicy), h.id);
     assert.ok(h.timeout > 0, h.id);
     const src = fs.readFileSync(path.join(import.meta.dirname, '..', h.entry), 'utf8');
-    assert.match(src, new RegExp(`runHook\\('${h.crashPolicy}'`), `${h.entry} runs with the declared policy ${h.crashPolicy}`);
+    assert.match(src, new RegExp(`runHook\\('${h.id}', '${h.crashPolicy}'`), `${h.entry} runs as ${h.id} with the declared policy ${h.crashPolicy}`);
     assert.match(src, new RegExp(`Crash policy: ${h.crashPolicy}`), `${h.entry} documents its policy`);
     // A hook importing another hook would run both in one process.
     for (const m of src.matchAll(/from '(\.[^']+)'/g)) assert.match(m[1]!, /^\.\/lib\//, `${h.entry} imports ${m[1]}`);
