@@ -60,14 +60,23 @@ export const HOOK_FORMATS: Record<string, HookFormat> = {
       ...(statusLine ? { statusLine: { type: 'command', command: statusLine.command } } : {}),
     });
   },
-  /** Cursor's hooks.json: version 1, a flat list of commands per event, each with its own matcher and timeout. */
+  /**
+   * Cursor's hooks.json: version 1, a flat list of commands per event, each
+   * with its own matcher and timeout; a hook whose crash policy is `deny` is
+   * marked failClosed, so Cursor blocks the call when the hook cannot run.
+   */
   'cursor-json': (hooks) =>
     json({
       version: 1,
       hooks: Object.fromEntries(
         [...byEvent(hooks)].map(([event, list]) => [
           event,
-          list.map((hook) => ({ command: hook.command, ...(hook.matcher ? { matcher: hook.matcher } : {}), ...(hook.timeout ? { timeout: hook.timeout } : {}) })),
+          list.map((hook) => ({
+            command: hook.command,
+            ...(hook.matcher ? { matcher: hook.matcher } : {}),
+            ...(hook.timeout ? { timeout: hook.timeout } : {}),
+            ...(hook.crashPolicy === 'deny' ? { failClosed: true } : {}),
+          })),
         ]),
       ),
     }),

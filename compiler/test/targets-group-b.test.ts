@@ -346,7 +346,9 @@ group('should register the hook registry in each runtime format, with its events
             if (id === 'augment') commandsSeen.push(...entry.hooks!.map((handler) => handler.command));
             else commandsSeen.push(entry.command!);
             if (id === 'windsurf') assert.equal(Object.keys(entry), ['command', 'show_output']);
-            if (id === 'cursor') for (const key of Object.keys(entry)) assert.ok(['command', 'matcher', 'timeout'].includes(key), key);
+            if (id === 'cursor') for (const key of Object.keys(entry)) assert.ok(['command', 'matcher', 'timeout', 'failClosed'].includes(key), key);
+            // A guard that must fail closed (the secret guard) is marked so; advisory hooks are not.
+            if (id === 'cursor') assert.is((entry as { failClosed?: boolean }).failClosed, entry.command!.includes('gsd-secret-read-guard') ? true : undefined, entry.command);
           }
         }
       }
