@@ -10,7 +10,7 @@ import { writeTrees } from './write/write-tree.ts';
 import { compareWithGolden, formatGoldenFinding, goldenTrees, readGoldenFiles } from './golden/compare-golden.ts';
 import { compareWithBaseline, type Budgets } from './check/check-budgets.ts';
 import { DEFAULT_TARGETS_DIR, loadTargets } from './targets/load-targets.ts';
-import { MATRIX_BEGIN, MATRIX_END, matrixMarkdown, matrixRows, replaceMatrix } from './report/support-matrix.ts';
+import { MATRIX_BEGIN, MATRIX_END, matrixMarkdown, matrixRows, readValidatedBy, replaceMatrix } from './report/support-matrix.ts';
 import { SCOPE_IDS, type ScopeId } from './targets/target-types.ts';
 import type { VirtualTree } from './emit/emit-bundle.ts';
 import { buildSite } from './site/build-site.ts';
@@ -303,7 +303,7 @@ async function runMatrix(args: string[], io: Io): Promise<number> {
     diagnostics.forEach((d) => io.err(formatDiagnostic(d, values.targets ?? 'targets')));
     return 1;
   }
-  const markdown = matrixMarkdown(matrixRows(targets));
+  const markdown = matrixMarkdown(matrixRows(targets, readValidatedBy(REPO_ROOT)));
   if (!values.update) {
     io.out(markdown.trimEnd());
     return 0;

@@ -1,5 +1,7 @@
 // The support matrix (runtime × scope × surface, with install roots),
 // generated from the target definitions for the README and the docs site.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Target, TargetScope } from '../targets/target-types.ts';
 import { SCOPE_IDS } from '../targets/target-types.ts';
 
@@ -26,6 +28,17 @@ function rootOf(scope: TargetScope): string {
 
 function placed(pattern: string, scope: TargetScope): string {
   return `\`${pattern.replaceAll('{root}', scope.root)}\``;
+}
+
+/**
+ * Target id → "real program <name> <version>" for the runtimes whose own
+ * programs load the bundles in `npm run test:runtimes`
+ * (scripts/runtimes/validated.json, which that suite keeps in step with its
+ * pinned versions); every other runtime is validated by goldens only.
+ */
+export function readValidatedBy(repoRoot: string): Record<string, string> {
+  const file = path.join(repoRoot, 'scripts', 'runtimes', 'validated.json');
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>) : {};
 }
 
 export function matrixRows(targets: readonly Target[], validatedBy: Readonly<Record<string, string>> = {}): MatrixRow[] {

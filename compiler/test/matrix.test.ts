@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../pipeline.ts';
 import { loadTargets } from '../targets/load-targets.ts';
-import { MATRIX_BEGIN, matrixMarkdown, matrixRows, replaceMatrix } from '../report/support-matrix.ts';
+import { MATRIX_BEGIN, matrixMarkdown, matrixRows, readValidatedBy, replaceMatrix } from '../report/support-matrix.ts';
 import { suite, assert } from './harness.ts';
 
 const matrix = suite('support matrix');
@@ -14,7 +14,7 @@ matrix('should match the copy in README.md', async () => {
   assert.equal(diagnostics, []);
   const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
   assert.ok(readme.includes(MATRIX_BEGIN), 'README.md has no support-matrix block');
-  assert.is(readme, replaceMatrix(readme, matrixMarkdown(matrixRows(targets))), 'README.md support matrix is stale: run npx gsd-build matrix --update');
+  assert.is(readme, replaceMatrix(readme, matrixMarkdown(matrixRows(targets, readValidatedBy(REPO_ROOT)))), 'README.md support matrix is stale: run npx gsd-build matrix --update');
 });
 
 matrix('should have a row per target and scope, with the reason for a missing scope', async () => {
@@ -22,6 +22,12 @@ matrix('should have a row per target and scope, with the reason for a missing sc
   const rows = matrixRows(targets);
   assert.is(rows.length, targets.length * 2);
   for (const row of rows.filter((r) => r.root === '—')) assert.match(row.commands, /^none: .{10,}/);
+});
+
+matrix('should say which runtimes their real programs validate, and with which version', () => {
+  const validated = readValidatedBy(REPO_ROOT);
+  assert.ok(Object.keys(validated).length > 0, 'scripts/runtimes/validated.json is empty or missing');
+  for (const [id, text] of Object.entries(validated)) assert.match(text, /^real program .+ \d+\.\d+\.\d+/, `${id}: ${text}`);
 });
 
 matrix.run();

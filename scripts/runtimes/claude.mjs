@@ -1,0 +1,135 @@
+// Claude Code: the print-mode stream-json `initialize` control request lists
+// every command/skill (description suffixed "(user)" or "(project)") and agent
+// as Claude's own loader read them; `--debug-file` logs any file it could not
+// parse and any settings.json entry it skipped; `claude plugin validate
+// --strict` checks the same files (skills, commands, agents and the hooks of
+// settings.json) against the plugin schemas, warnings included.
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+const version = '2.1.332';
+
+function claude(ctx) {
+  return ctx.bin('claude', 'bin/claude.exe');
+}
+
+/** The scope's .claude folder as laid out in the sandbox. */
+function claudeDir(ctx) {
+  return path.join(ctx.scope === 'global' ? ctx.box.home : ctx.box.project, ctx.scopeDef.root);
+}
+
+async function listing(ctx) {
+  const debugFile = path.join(ctx.box.tmp, 'claude-debug.log');
+  const session = ctx.session([claude(ctx), '-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--debug-file', debugFile]);
+  session.send({ type: 'control_request', request_id: 'r0', request: { subtype: 'initialize' } });
+  const reply = await session.waitFor((m) => m.type === 'control_response' && m.response?.request_id === 'r0', 'initialize');
+  await session.close();
+  const init = reply.response.response ?? {};
+  const where = ctx.scope === 'global' ? 'user' : 'project';
+  const commands = new Map((init.commands ?? []).filter((c) => !c.builtin).map((c) => [c.name, c.description]));
+  ctx.findings.listed(ctx.scope === 'global' ? 'skills' : 'commands', ctx.expected.commands, commands, { describe: (d) => `${d} (${where})` });
+  ctx.findings.listed('agents', ctx.expected.agents, new Map((init.agents ?? []).map((a) => [a.name, a.description])));
+  // The loader's own complaints about our files: unparsable frontmatter, skipped settings.
+  const debug = existsSync(debugFile) ? readFileSync(debugFile, 'utf8').split('\n') : [];
+  ctx.findings.noProblems(
+    'claude --debug-file',
+    debug.filter((line) => /\[(WARN|ERROR)\]/.test(line) && line.includes(`${claudeDir(ctx)}/`)),
+  );
+}
+
+/** A plugin made of the sandbox's files: skills/commands/agents as they are, hooks from settings.json. */
+function pluginOf(ctx) {
+  const source = claudeDir(ctx);
+  const plugin = path.join(ctx.box.tmp, 'plugin');
+  mkdirSync(path.join(plugin, '.claude-plugin'), { recursive: true });
+  writeFileSync(
+    path.join(plugin, '.claude-plugin', 'plugin.json'),
+    JSON.stringify({ name: 'gsd', version: '0.0.0', description: 'GSD bundle under test', author: { name: 'gsd-build' }, license: 'MIT' }),
+  );
+  writeFileSync(
+    path.join(plugin, 'README.md'),
+    'GSD bundle under test. This plugin folder is assembled by the gsd-build runtime test suite from one built bundle, so that the plugin validator of Claude Code checks its skills, commands, agents and hooks with the same schemas Claude Code applies when it loads them from a settings folder.\n',
+  );
+  for (const part of ['skills', 'commands', 'agents']) {
+    if (existsSync(path.join(source, part))) cpSync(path.join(source, part), path.join(plugin, part), { recursive: true });
+  }
+  const settings = path.join(source, 'settings.json');
+  if (existsSync(settings)) {
+    mkdirSync(path.join(plugin, 'hooks'));
+    let hooks;
+    try {
+      hooks = JSON.parse(readFileSync(settings, 'utf8')).hooks;
+    } catch (error) {
+      ctx.findings.fail(`settings.json: not JSON: ${error.message}`);
+    }
+    writeFileSync(path.join(plugin, 'hooks', 'hooks.json'), JSON.stringify({ hooks: hooks ?? {} }, null, 2));
+  }
+  return plugin;
+}
+
+async function validate(ctx) {
+  const plugin = pluginOf(ctx);
+  const result = await ctx.run([claude(ctx), 'plugin', 'validate', '--strict', plugin]);
+  const lines = result.stdout.split('\n');
+  // Findings per validated file: "Validating skill: <path>", then "Found N error(s)/warning(s)" and "❯ …" lines.
+  let file = null;
+  let inFindings = false;
+  const provided = new Map();
+  for (const raw of lines) {
+    const line = raw.trim();
+    const validating = /^Validating [\w ]+: (.*)$/.exec(line);
+    if (validating) {
+      file = path.relative(plugin, validating[1]);
+      inFindings = false;
+    } else if (/^(Provides:|Plugin directory checks)/.test(line)) {
+      file = null;
+      inFindings = false;
+    } else if (/^[✘⚠] Found \d+ (error|warning)/.test(line)) {
+      inFindings = file !== null && file !== '.claude-plugin/plugin.json';
+    } else if (inFindings && line.startsWith('❯')) {
+      ctx.findings.fail(`claude plugin validate --strict: ${file}: ${line.slice(1).trim()}`);
+    }
+    const hook = /^❯ hooks: (\S+) (.*) command (".*")$/.exec(line);
+    if (hook) provided.set(`${hook[1]} ${hook[2]} ${JSON.parse(hook[3])}`, undefined);
+  }
+  if (result.code !== 0 && !ctx.findings.failures.some((f) => f.startsWith('claude plugin validate'))) {
+    ctx.findings.fail(`claude plugin validate --strict exited ${result.code}: ${lines.filter((l) => /✘|Error/.test(l)).join(' | ').slice(0, 400)}`);
+  }
+  // The validator lists what a plugin provides only when it passes.
+  if (result.code === 0) ctx.findings.listed(
+    'hooks',
+    ctx.expected.hooks.map((h) => ({ name: `${h.event} ${h.matcher} ${h.command}` })),
+    provided,
+    { where: 'claude plugin validate', namesOnly: true },
+  );
+}
+
+export default {
+  id: 'claude',
+  program: 'Claude Code',
+  version,
+  packages: [{ key: 'claude', name: '@anthropic-ai/claude-code', version }],
+  scopes: ['global', 'local'],
+  env: { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', DISABLE_AUTOUPDATER: '1', DISABLE_ERROR_REPORTING: '1' },
+  async setup(ctx) {
+    writeFileSync(path.join(ctx.box.home, '.claude.json'), JSON.stringify({ hasCompletedOnboarding: true }));
+  },
+  async probe(ctx) {
+    await listing(ctx);
+    await validate(ctx);
+  },
+  fixture: {
+    scope: 'local',
+    what: 'command with broken YAML, agent without description, unknown hook event',
+    async break(ctx) {
+      const { command, agent, commandFile, agentFile } = ctx.victims();
+      writeFileSync(commandFile, '---\ndescription: "unterminated\nargument-hint: [\n---\nbody\n');
+      writeFileSync(agentFile, readFileSync(agentFile, 'utf8').replace(/^description:.*\n/m, ''));
+      const settings = path.join(claudeDir(ctx), 'settings.json');
+      const json = JSON.parse(readFileSync(settings, 'utf8'));
+      json.hooks.NotAnEvent = json.hooks.PreToolUse;
+      writeFileSync(settings, JSON.stringify(json, null, 2));
+      return [new RegExp(`commands ${command.name}:`), new RegExp(`${command.name}\\.md.*(YAML|frontmatter)`, 'i'), new RegExp(`agents ${agent.name}:`), /NotAnEvent/];
+    },
+  },
+};
