@@ -72,17 +72,36 @@ const DISPATCHER_BODY = `
 const EVENTS = { preToolUse: 'PreToolUse', postToolUse: 'PostToolUse', userPromptSubmit: 'UserPromptSubmit', taskStart: 'TaskStart', taskResume: 'TaskResume', taskComplete: 'TaskComplete' };
 const CLAUDE_EVENTS = { TaskStart: 'SessionStart', TaskResume: 'SessionStart', TaskComplete: 'Stop' };
 
-function hookInput(event, name, call, cwd) {
-  const input = { session_id: String(event.taskId || ''), cwd, hook_event_name: CLAUDE_EVENTS[name] || name };
-  if (event.userPromptSubmit) input.prompt = String(event.userPromptSubmit.prompt || '');
-  if (!call) return input;
-  const params = call.parameters && typeof call.parameters === 'object' ? call.parameters : {};
-  input.tool_name = TOOLS[call.toolName] || call.toolName;
-  input.tool_input = Object.assign({}, params);
-  if (params.path !== undefined) input.tool_input.file_path = params.path;
-  if (params.diff !== undefined) input.tool_input.new_string = params.diff;
-  if (call.result !== undefined) input.tool_response = call.result;
-  return input;
+// The CLI sends some parameters as JSON text (read_files: files='[{"path":…}]', run_commands: commands='["…"]').
+function parsed(value) {
+  if (typeof value !== 'string' || !/^\s*[\[{]/.test(value)) return value;
+  try { return JSON.parse(value); } catch (error) { return value; }
+}
+
+/** One Claude Code hook input per file or command the call touches, so a guard sees each of them. */
+function hookInputs(event, name, call, cwd) {
+  const base = { session_id: String(event.taskId || ''), cwd, hook_event_name: CLAUDE_EVENTS[name] || name };
+  if (event.userPromptSubmit) base.prompt = String(event.userPromptSubmit.prompt || '');
+  if (!call) return [base];
+  const raw = call.parameters && typeof call.parameters === 'object' ? call.parameters : {};
+  const params = {};
+  for (const [key, value] of Object.entries(raw)) params[key] = parsed(value);
+  const toolInput = Object.assign({}, params);
+  if (params.path !== undefined) toolInput.file_path = params.path;
+  if (params.diff !== undefined) toolInput.new_string = params.diff;
+  if (params.command !== undefined) toolInput.command = String(params.command);
+  const variants = [];
+  for (const file of Array.isArray(params.files) ? params.files : []) {
+    const path = file && typeof file === 'object' ? file.path : file;
+    if (path !== undefined) variants.push(Object.assign({}, toolInput, { file_path: String(path) }));
+  }
+  for (const command of Array.isArray(params.commands) ? params.commands : []) {
+    const line = command && typeof command === 'object' ? command.command : command;
+    if (line !== undefined) variants.push(Object.assign({}, toolInput, { command: String(line) }));
+  }
+  return (variants.length > 0 ? variants : [toolInput]).map((tool_input) =>
+    Object.assign({}, base, { tool_name: TOOLS[call.toolName] || call.toolName, tool_input }, call.result !== undefined ? { tool_response: call.result } : {}),
+  );
 }
 
 function answerOf(run, hook) {
@@ -109,18 +128,20 @@ function dispatch(text) {
   const call = event.preToolUse || event.postToolUse;
   const tool = call ? TOOLS[call.toolName] : undefined;
   const cwd = (Array.isArray(event.workspaceRoots) && event.workspaceRoots[0]) || process.cwd();
-  const input = JSON.stringify(hookInput(event, name, call, cwd));
+  const inputs = hookInputs(event, name, call, cwd).map((input) => JSON.stringify(input));
   const deadline = Date.now() + BUDGET_MS;
   const blocks = [];
   const context = [];
   for (const hook of HOOKS[name] || []) {
     if (hook.matcher && !(tool && new RegExp('^(?:' + hook.matcher + ')$').test(tool))) continue;
-    const left = deadline - Date.now();
-    if (left <= 0) break;
-    const run = spawnSync(hook.command, { shell: true, cwd, input, encoding: 'utf8', timeout: Math.min(hook.timeout * 1000, left) });
-    const answer = answerOf(run, hook);
-    if (answer.block) blocks.push(answer.block);
-    if (answer.context) context.push(answer.context);
+    for (const input of inputs) {
+      const left = deadline - Date.now();
+      if (left <= 0) break;
+      const run = spawnSync(hook.command, { shell: true, cwd, input, encoding: 'utf8', timeout: Math.min(hook.timeout * 1000, left) });
+      const answer = answerOf(run, hook);
+      if (answer.block) blocks.push(answer.block);
+      if (answer.context) context.push(answer.context);
+    }
   }
   const reply = { cancel: blocks.length > 0 };
   if (blocks.length > 0) reply.errorMessage = blocks.join('\\n');

@@ -447,6 +447,11 @@ targets('should block a secret read through the Cline dispatcher, as Cline calls
   assert.match(secret.errorMessage ?? '', /\.env/);
   assert.is(call('read_file', { path: 'src/index.ts' }).cancel, false);
   assert.is(call('list_files', { path: '.' }).cancel, false);
+  // The CLI sends batched calls with JSON-text parameters; every file in the batch is checked.
+  const batch = call('read_files', { files: JSON.stringify([{ path: 'README.md' }, { path: '.env.local' }]) });
+  assert.is(batch.cancel, true);
+  assert.match(batch.errorMessage ?? '', /\.env\.local/);
+  assert.is(call('read_files', { files: JSON.stringify([{ path: 'README.md' }, { path: 'src/a.ts' }]) }).cancel, false);
 });
 
 targets('should stop the build when a qwen, hermes or cline limit is broken', async () => {
