@@ -1,6 +1,7 @@
 // gsd-build: the command line over the pipeline. Exit 0 ok, 1 diagnostics, 2 usage.
 import { readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { formatDiagnostic, type Diagnostic } from './diagnostics.ts';
@@ -37,7 +38,7 @@ Options:
   --targets <dir>   target definitions (default: the project's targets/)
   --layout <name>   how to read the source tree (compiler/data/layouts; detected by default)
 
-Other verbs: check, ir, budgets, matrix, site, release (gsd-build <verb> --help).`,
+Other verbs: check, ir, budgets, matrix, site, release, install (gsd-build <verb> --help).`,
   check: `Usage: gsd-build check [--update] [--source <dir>] [--golden <dir>]
 
 Builds every bundle afresh and compares it with the goldens (default ./golden),
@@ -57,6 +58,22 @@ between its gsd:support-matrix markers.`,
 Prints every file's bytes next to its ceiling, and each command's eager-load
 closure. --baseline compares the corpus's budgets.json with an older one and
 fails if any cap or ceiling went up (ceilings only tighten).`,
+  install: `Usage: gsd-build install --target <id> [--scope global|local] [options]
+       gsd-build install --zip <gsd-…zip> [options]
+
+Installs one bundle, built afresh from the sources (or read from a release
+zip, which is refused whole if any entry could land outside its folder):
+global bundles under your home, local ones into the current project. Over an
+existing install it updates. Same installer as 'gsd-tools install' in an
+unzipped bundle; uninstall with the installed copy:
+  node <root>/gsd-core/bin/gsd-tools.cjs uninstall
+
+Options:
+  --scope <scope>      global (default when the target has it) or local
+  --config-dir <dir>   global only: the runtime's folder goes here
+  --dry-run            print the plan; write nothing
+  --force              back up and replace files that are not from a GSD install
+  --raw                a readable summary instead of JSON`,
   release: `Usage: gsd-build release [--out <dir>] [--source <dir>]
 
 Builds every target and scope and writes one reproducible zip per bundle into
@@ -107,6 +124,8 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         return await runSite(rest, io);
       case 'release':
         return await runRelease(rest, io);
+      case 'install':
+        return await runInstall(rest, io);
     }
   } catch (error) {
     if (error instanceof UsageError) {
@@ -317,6 +336,71 @@ async function runMatrix(args: string[], io: Io): Promise<number> {
   await writeFile(readmePath, updated);
   io.out('updated the support matrix in README.md');
   return 0;
+}
+
+async function runInstall(args: string[], io: Io): Promise<number> {
+  const values = parse(args, {
+    target: { type: 'string' },
+    scope: { type: 'string' },
+    zip: { type: 'string' },
+    'config-dir': { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    force: { type: 'boolean' },
+    raw: { type: 'boolean' },
+  });
+  if (values.help) {
+    io.out(HELP.install);
+    return 0;
+  }
+  if (!values.zip === !values.target) throw new UsageError('expected --target <id> or --zip <file>');
+  if (values.scope !== undefined && !SCOPE_IDS.includes(values.scope as ScopeId)) throw new UsageError(`expected --scope global or local, found "${values.scope}"`);
+  const { bundleFromFiles } = await import('../source/runtime/install/bundle.ts');
+  const { install } = await import('../source/runtime/install/install.ts');
+  const { summary } = await import('../source/runtime/commands/install.ts');
+  let files: Map<string, Uint8Array>;
+  let label: string;
+  if (values.zip) {
+    const { readZip } = await import('./release/read-zip.ts');
+    let entries;
+    try {
+      entries = await readZip(await readFile(values.zip));
+    } catch (error) {
+      io.err(`gsd-build: ${values.zip}: refused: ${(error as Error).message}; nothing was written`);
+      return 1;
+    }
+    files = new Map(entries.filter((entry) => !entry.directory).map((entry) => [entry.name.slice(entry.name.indexOf('/') + 1), entry.contents]));
+    label = values.zip;
+  } else {
+    const compiled = await compileFrom(values, io);
+    if (!compiled) return 1;
+    const target = compiled.targets.find((candidate) => candidate.definition.id === values.target);
+    const scope = (values.scope as ScopeId | undefined) ?? (target?.definition.scopes.global ? 'global' : 'local');
+    const selections = selectBundles(compiled, [values.target!], scope, false);
+    const { bundles, diagnostics } = emitBundles(compiled, selections);
+    if (!reportEmitted(diagnostics, io, 'bundle')) return 1;
+    const tree = bundles.get(`${values.target}/${scope}`)!;
+    files = new Map([...tree].map(([file, entry]) => [file, typeof entry.contents === 'string' ? Buffer.from(entry.contents, 'utf8') : entry.contents]));
+    label = `${values.target}/${scope}`;
+  }
+  try {
+    const report = install(bundleFromFiles(files, label), {
+      home: process.env.HOME || os.homedir(),
+      cwd: process.cwd(),
+      env: process.env,
+      now: new Date(),
+      ...(values.scope ? { scope: values.scope as ScopeId } : {}),
+      ...(values['config-dir'] !== undefined ? { configDir: values['config-dir'] } : {}),
+      dryRun: values['dry-run'] ?? false,
+      force: values.force ?? false,
+    });
+    io.out(values.raw ? summary(report) : JSON.stringify(report, null, 2));
+    return 0;
+  } catch (error) {
+    const reason = (error as { reason?: string }).reason;
+    if (reason === undefined) throw error;
+    io.err(`gsd-build: ${(error as Error).message}`);
+    return reason === 'invalid-args' ? 2 : 1;
+  }
 }
 
 async function runRelease(args: string[], io: Io): Promise<number> {

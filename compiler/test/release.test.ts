@@ -3,7 +3,8 @@
 // timestamp and fixed modes; SHA256SUMS and release-manifest.json agree with
 // the zips; and a zip with an unsafe entry is refused whole.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import yazl from 'yazl';
 import { compareText } from '../diagnostics.ts';
@@ -50,12 +51,11 @@ release('should list every zip in SHA256SUMS and release-manifest.json with its 
   assert.equal(entries.map((entry) => entry.name), entries.map((entry) => entry.name).sort(compareText), 'sorted');
   assert.ok(entries.every((entry) => entry.name.startsWith(`${folder}/`)), 'one top folder');
   assert.ok(entries.every((entry) => entry.dosDate === entries[0]!.dosDate && entry.dosTime === entries[0]!.dosTime), 'one timestamp');
-  for (const entry of entries) {
-    const executable = entry.directory || /\/(?:bin|hooks)\/[^/]+\.c?js$/.test(entry.name);
-    assert.is(entry.mode, executable ? 0o755 : 0o644, entry.name);
-  }
   const manifestEntry = files.find((entry) => entry.name === `${folder}/gsd-file-manifest.json`)!;
-  const listed = (JSON.parse(manifestEntry.contents.toString('utf8')) as { files: { path: string; sha256: string }[] }).files;
+  const listed = (JSON.parse(manifestEntry.contents.toString('utf8')) as { files: { path: string; sha256: string; mode: string }[] }).files;
+  const modes = new Map(listed.map((file) => [`${folder}/${file.path}`, parseInt(file.mode, 8)]));
+  assert.is(modes.get(`${folder}/.claude/gsd-core/bin/gsd-tools.cjs`), 0o755);
+  for (const entry of entries) assert.is(entry.mode, entry.directory ? 0o755 : (modes.get(entry.name) ?? 0o644), entry.name);
   for (const file of listed) assert.is(sha256(files.find((entry) => entry.name === `${folder}/${file.path}`)!.contents), file.sha256, file.path);
 });
 
@@ -109,6 +109,29 @@ release('should zip a tree deterministically in memory', async () => {
     ['gsd-t/a/run.js', '755'],
     ['gsd-t/b.md', '644'],
   ]);
+});
+
+release('should install a release zip with gsd-build install, and refuse an unsafe zip writing nothing', async () => {
+  const home = temporaryDir('home');
+  const project = temporaryDir('project');
+  const env = { HOME: home, GSD_NO_CODE_CACHE: '1' };
+  const evil = path.join(temporaryDir('evil'), 'gsd-evil.zip');
+  writeFileSync(evil, await zipWith(['gsd-x/gsd-file-manifest.json', 'gsd-x/../../evil.md']));
+  let result = runCli(['install', '--zip', evil], { cwd: project, env });
+  assert.is(result.status, 1);
+  assert.match(result.stderr, /refused: entry "gsd-x\/\.\.\/\.\.\/evil\.md" has a "\.\." segment; nothing was written/);
+  assert.equal([readdirSync(home), readdirSync(project)], [[], []]);
+  result = runCli(['install', '--target', 'opencode', '--dry-run', '--raw'], { cwd: project, env });
+  assert.is(result.status, 0, result.stderr);
+  assert.match(result.stdout, /^Dry run: install GSD \S+ for opencode \(global\)/);
+  assert.equal(readdirSync(home), []);
+  const zip = readdirSync(first).find((file) => file.startsWith('gsd-claude-global-'))!;
+  result = runCli(['install', '--zip', path.join(first, zip), '--raw'], { cwd: project, env });
+  assert.is(result.status, 0, result.stderr);
+  assert.ok(existsSync(path.join(home, '.claude/gsd-core/bin/gsd-tools.cjs')));
+  const removed = spawnSync(process.execPath, [path.join(home, '.claude/gsd-core/bin/gsd-tools.cjs'), 'uninstall'], { cwd: project, env: { ...env, PATH: process.env.PATH ?? '' }, encoding: 'utf8' });
+  assert.is(removed.status, 0, removed.stderr);
+  assert.equal(readdirSync(home), []);
 });
 
 release.run();

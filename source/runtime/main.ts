@@ -37,6 +37,9 @@ const FAMILIES: Record<string, () => Promise<HandlerModule>> = {
   timestamp: () => import('./commands/util.ts'),
   todo: () => import('./commands/todo.ts'),
   health: () => import('./commands/health.ts'),
+  // Bundled apart (gsd-core/bin/gsd-install.cjs): only these two verbs load the installer.
+  install: () => import('./commands/install.ts'),
+  uninstall: () => import('./commands/install.ts'),
 };
 
 export async function loadHandler(commandPath: string[]): Promise<Handler> {
@@ -121,6 +124,8 @@ export async function main(argv: string[], io: Io = {}): Promise<number> {
     return 0;
   } catch (error) {
     flushWarnings();
+    // The installer is bundled apart (gsd-install.cjs) with its own copy of CliError: match it by shape too.
+    if (!(error instanceof CliError) && (error as CliError)?.name === 'CliError' && typeof (error as CliError).reason === 'string') Object.setPrototypeOf(error, CliError.prototype);
     const reason: Reason = error instanceof CliError ? error.reason : 'failed';
     const message = error instanceof Error ? error.message : String(error);
     if (!(error instanceof CliError) && env.GSD_DEBUG) err(`${(error as Error)?.stack ?? ''}\n`);

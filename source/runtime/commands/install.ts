@@ -1,0 +1,82 @@
+// install, uninstall: put the bundle this gsd-tools came with into place, or
+// take an install out again. Loaded only for these two verbs (bundled apart,
+// as gsd-core/bin/gsd-install.cjs), so no other command pays for its code.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Handler } from '../main.ts';
+import { refused, usage } from '../core/errors.ts';
+import { bundleFromDir, checkManifest, findBundleDir, MANIFEST_FILE } from '../install/bundle.ts';
+import { install, INSTALLED_FILE, resolvePlacement, uninstall, type Report } from '../install/install.ts';
+import type { Invocation } from '../cli/parse.ts';
+
+function scopeOf(inv: Invocation): 'global' | 'local' | undefined {
+  if (inv.flags['--global'] && inv.flags['--local']) throw usage('pass --global or --local, not both');
+  return inv.flags['--global'] ? 'global' : inv.flags['--local'] ? 'local' : undefined;
+}
+
+const homeOf = (env: Record<string, string | undefined>) => env.HOME || os.homedir();
+
+/** Human-readable lines for --raw. */
+export function summary(report: Report): string {
+  const lines: string[] = [];
+  const verb = report.dryRun ? 'would' : 'did';
+  lines.push(`${report.dryRun ? 'Dry run: ' : ''}${report.action} GSD ${report.version} for ${report.target} (${report.scope}) at ${report.root}${report.relocated ? ` (moved by ${report.relocated.by})` : ''}`);
+  const { added, updated, unchanged, removed, kept } = report.files;
+  lines.push(`files: ${added.length} added, ${updated.length} updated, ${unchanged} unchanged, ${removed.length} removed${kept.length ? `, ${kept.length} kept because you changed them` : ''} (${verb})`);
+  for (const entry of report.config) lines.push(`config: ${entry.path} ${entry.action}`);
+  if (report.backedUp.length > 0) {
+    lines.push(`backed up ${report.backedUp.length} file(s) you changed to ${report.backupDir}:`);
+    for (const file of report.backedUp) lines.push(`  ${file}`);
+  }
+  for (const file of kept) lines.push(`kept: ${file}`);
+  for (const note of report.notes) lines.push(`note: ${note}`);
+  return lines.join('\n');
+}
+
+const installHandler: Handler = (inv, ctx) => {
+  const bundleDir = findBundleDir(ctx.coreDir);
+  if (!bundleDir) {
+    throw refused(`this gsd-tools is not in an unzipped bundle (no ${MANIFEST_FILE} lists it); run install from the bundle: node <bundle>/<root>/gsd-core/bin/gsd-tools.cjs install`);
+  }
+  const report = install(bundleFromDir(bundleDir), {
+    home: homeOf(ctx.env),
+    cwd: ctx.cwd,
+    env: ctx.env,
+    now: ctx.now(),
+    ...optionsOf(inv),
+  });
+  return { data: report, raw: summary(report) };
+};
+
+function optionsOf(inv: Invocation) {
+  const scope = scopeOf(inv);
+  const configDir = inv.flags['--config-dir'];
+  return {
+    ...(scope ? { scope } : {}),
+    ...(typeof configDir === 'string' ? { configDir } : {}),
+    dryRun: Boolean(inv.flags['--dry-run']),
+    force: Boolean(inv.flags['--force']),
+  };
+}
+
+const uninstallHandler: Handler = (inv, ctx) => {
+  const options = optionsOf(inv);
+  const own = path.dirname(ctx.coreDir);
+  let root: string;
+  if (!options.scope && options.configDir === undefined && fs.existsSync(path.join(own, INSTALLED_FILE))) {
+    // Run from the installed copy: the record sits next to its gsd-core/.
+    root = own;
+  } else {
+    const bundleDir = findBundleDir(ctx.coreDir);
+    if (!bundleDir) throw refused(`no GSD install record next to this gsd-tools (${path.join(own, INSTALLED_FILE)}); run the installed copy: node <root>/gsd-core/bin/gsd-tools.cjs uninstall`);
+    const manifestPath = path.join(bundleDir, MANIFEST_FILE);
+    const manifest = checkManifest(JSON.parse(fs.readFileSync(manifestPath, 'utf8')), manifestPath);
+    if (options.scope && options.scope !== manifest.scope) throw usage(`this is the ${manifest.scope} bundle; --${options.scope} needs the ${options.scope} bundle`);
+    root = resolvePlacement(manifest, { home: homeOf(ctx.env), cwd: ctx.cwd, env: ctx.env, ...(options.configDir !== undefined ? { configDir: options.configDir } : {}) }).root;
+  }
+  const report = uninstall(root, { now: ctx.now(), dryRun: options.dryRun });
+  return { data: report, raw: summary(report) };
+};
+
+export const handlers: Record<string, Handler> = { install: installHandler, uninstall: uninstallHandler };
