@@ -7,7 +7,7 @@
 //   toml: a marked block at the end, or one line under a table header the user already has
 //   yaml: a marked block at the end, or the yaml Document API for keys the user already has
 //   markdown: a marked block at the end
-import { applyEdits, findNodeAtLocation, modify, parse as parseJsonc, parseTree, printParseErrorCode, type FormattingOptions, type Node, type ParseError } from 'jsonc-parser';
+import { applyEdits, findNodeAtLocation, modify, parse as parseJsonc, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { parse as parseYaml, parseDocument, isSeq, isMap, stringify as stringifyYaml } from 'yaml';
 import { refused } from '../core/errors.ts';
@@ -110,11 +110,6 @@ export function isEmptyConfig(format: MergeFormat, text: string): boolean {
 
 // ---------------------------------------------------------------- json
 
-function jsonFormatting(text: string): FormattingOptions {
-  const indent = /^([ \t]+)\S/m.exec(text)?.[1] ?? '  ';
-  return { insertSpaces: !indent.startsWith('\t'), tabSize: indent.startsWith('\t') ? 1 : indent.length, eol: text.includes('\r\n') ? '\r\n' : '\n' };
-}
-
 interface JsonStyle {
   unit: string;
   eol: string;
@@ -193,6 +188,49 @@ function insertJson(text: string, path: JsonPath, value: unknown, style: JsonSty
   return `${text.slice(0, end)},${text.slice(end, lineEnd)}${entry}${text.slice(lineEnd)}`;
 }
 
+/**
+ * Takes one property (or array item) out, the inverse of insertJson: its own
+ * line goes with it, the comma insertJson put after the sibling before it is
+ * taken back, and comments on the neighbouring lines stay where they are.
+ */
+function removeJson(text: string, path: JsonPath): string {
+  const tree = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
+  const found = tree ? findNodeAtLocation(tree, path) : undefined;
+  if (!found) return text;
+  const node = found.parent?.type === 'property' ? found.parent : found;
+  const parent = node.parent;
+  if (!parent || !parent.children) return text;
+  const siblings = parent.children;
+  const index = siblings.indexOf(node);
+  const start = node.offset;
+  const end = node.offset + node.length;
+  const lineStart = lineStartOf(text, start);
+  const ownLine = text.slice(lineStart, start).trim() === '';
+  let after = end;
+  while (after < text.length && /[ \t]/.test(text[after]!)) after += 1;
+  const trailingComma = text[after] === ',';
+  if (index < siblings.length - 1) {
+    const next = siblings[index + 1]!;
+    const nextLineStart = lineStartOf(text, next.offset);
+    if (ownLine && text.slice(nextLineStart, next.offset).trim() === '') return text.slice(0, lineStart) + text.slice(nextLineStart);
+    return text.slice(0, start) + text.slice(next.offset);
+  }
+  const close = parent.offset + parent.length - 1;
+  if (index === 0) {
+    const rest = text.slice(parent.offset + 1, start) + text.slice(trailingComma ? after + 1 : end, close);
+    if (rest.trim() === '') return text.slice(0, parent.offset + 1) + text.slice(close);
+    if (ownLine) return text.slice(0, lineStart - (text[lineStart - 2] === '\r' ? 2 : 1)) + text.slice(trailingComma ? after + 1 : end);
+    return text.slice(0, start) + text.slice(trailingComma ? after + 1 : end);
+  }
+  const previous = siblings[index - 1]!;
+  const comma = skipTrivia(text, previous.offset + previous.length);
+  const stop = trailingComma ? after + 1 : end;
+  if (!ownLine) return trailingComma ? text.slice(0, start) + text.slice(stop) : text.slice(0, comma) + text.slice(end);
+  const cut = lineStart - (text[lineStart - 2] === '\r' ? 2 : 1);
+  if (trailingComma || text[comma] !== ',' || comma > cut) return text.slice(0, cut) + text.slice(stop);
+  return text.slice(0, comma) + text.slice(comma + 1, cut) + text.slice(stop);
+}
+
 function parseJsonText(text: string, label: string): unknown {
   const errors: ParseError[] = [];
   const value = parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false });
@@ -256,7 +294,11 @@ export function unmergeJson(text: string, added: readonly Added[], label: string
   let current = text;
   const left: string[] = [];
   const remove = (path: JsonPath) => {
-    current = applyEdits(current, modify(current, path, undefined, { formattingOptions: jsonFormatting(current) }));
+    const next = removeJson(current, path);
+    const errors: ParseError[] = [];
+    parseJsonc(next, errors, { allowTrailingComma: true });
+    // jsonc-parser's own removal (no formatting pass, which would re-indent the user's lines) when the text edit would not parse.
+    current = errors.length === 0 ? next : applyEdits(current, modify(current, path, undefined, {}));
   };
   const subtract = (path: JsonPath, ours: unknown) => {
     const theirs = valueAt(parseJsonText(current, label), path);

@@ -16,7 +16,7 @@ import { bytesOf, serializeManifest, type BundleManifest as EmittedManifest } fr
 import type { VirtualTree } from '../../../compiler/emit/emit-bundle.ts';
 import { bundleFromFiles, MANIFEST_FILE, type BundleManifest } from '../install/bundle.ts';
 import { install, INSTALLED_FILE, PATCHES_DIR, uninstall, type Options, type Report } from '../install/install.ts';
-import { mergeJson, mergeToml, undoEdits } from '../install/merge.ts';
+import { mergeConfig, mergeJson, mergeToml, undoEdits, unmergeConfig, type MergeFormat } from '../install/merge.ts';
 import { tmpDir } from './helpers.ts';
 
 const s = suite('install');
@@ -283,6 +283,32 @@ s('should merge into JSON and TOML as small edits that undo exactly', () => {
   assert.is(toml.text, '# mine\n[agents]\nmax_depth = 1\nmax_threads = 4\n\n# GSD:BEGIN managed by gsd-tools install; gsd-tools uninstall removes this block\n[[hooks]]\nevent = "Stop"\n# GSD:END\n');
   assert.is(undoEdits(toml.text, toml.edits), '# mine\n[agents]\nmax_threads = 4\n');
   assert.throws(() => mergeJson('{ "a": ', '{}', 'bad.json'), /bad\.json:1: not valid JSON/);
+});
+
+s('should take GSD entries out of config the user changed after the install, keeping the change', () => {
+  const cases: [MergeFormat, string, string, (text: string) => string][] = [
+    ['json', '{\n  // mine\n  "a": 1,\n  "hooks": { "Stop": [ { "x": 1 } ] }\n}\n', JSON.stringify({ hooks: { Stop: [{ g: 1 }], Pre: [{ g: 2 }] }, statusLine: { type: 'command' } }), (t) => t.replace('"a": 1,', '"a": 1,\n  "b": 2,')],
+    ['toml', '# mine\n[agents]\nmax_threads = 4\n', '[agents]\nmax_depth = 1\n\n[[hooks]]\nevent = "Stop"\n', (t) => `${t}\n[extra]\nx = 1\n`],
+    ['yaml', '# mine\nhooks:\n  pre:\n    - command: mine\nmodel: big\n', 'hooks:\n  pre:\n    - command: gsd\n  post:\n    - command: gsd2\nother: 1\n', (t) => `${t}added: true\n`],
+    ['markdown', '# Mine\n\ntext\n', 'GSD text\n', (t) => `${t}\nmore of mine\n`],
+  ];
+  for (const [format, user, gsd, edit] of cases) {
+    const merged = mergeConfig(format, user, gsd, 'file');
+    const out = unmergeConfig(format, edit(merged.text), merged.added, 'file');
+    assert.equal(out.left, [], format);
+    assert.is(out.text, edit(user), format);
+  }
+  // Through install and uninstall: the user adds a key to settings.json after installing.
+  const files = filesOf(bundles.get('claude/local')!);
+  const home = tmpDir('gsd-home-');
+  const project = tmpDir('gsd-project-');
+  const settings = path.join(project, '.claude/settings.json');
+  write(settings, USER_CONFIG.json!);
+  install(bundleFromFiles(files), options(home, project));
+  fs.writeFileSync(settings, fs.readFileSync(settings, 'utf8').replace('"userKey": 1,', '"userKey": 1,\n  "later": true,'));
+  const report = uninstall(path.join(project, '.claude'), options(home, project));
+  assert.equal(report.config, [{ path: '.claude/settings.json', action: 'restored' }]);
+  assert.is(fs.readFileSync(settings, 'utf8'), USER_CONFIG.json!.replace('"userKey": 1,', '"userKey": 1,\n  "later": true,'));
 });
 
 s('should run install and uninstall through gsd-tools from an unzipped bundle, loading the installer apart', () => {
