@@ -6,7 +6,7 @@
 // entries it added, so uninstall restores exactly what was there before.
 import fs from 'node:fs';
 import path from 'node:path';
-import { refused, usage } from '../core/errors.ts';
+import { failed, refused, usage } from '../core/errors.ts';
 import { sha256, unsafePath, type Bundle, type BundleManifest } from './bundle.ts';
 import { isEmptyConfig, mergeConfig, undoEdits, unmergeConfig, type Added, type Edit, type MergeFormat } from './merge.ts';
 
@@ -210,15 +210,19 @@ function makeDirs(dir: string): string[] {
   return created;
 }
 
-let tempCounter = 0;
-function writeAtomic(file: string, bytes: Uint8Array, mode: number): void {
-  // A config file reached through a symbolic link (dotfile setups) is written where the link points.
-  let target = file;
+/** A file reached through a symbolic link (dotfile setups) is written where the link points. */
+function realTarget(file: string): string {
   try {
-    if (fs.lstatSync(file).isSymbolicLink()) target = fs.realpathSync(file);
+    if (fs.lstatSync(file).isSymbolicLink()) return fs.realpathSync(file);
   } catch {
     // a new file
   }
+  return file;
+}
+
+let tempCounter = 0;
+function writeAtomic(file: string, bytes: Uint8Array, mode: number): void {
+  const target = realTarget(file);
   tempCounter += 1;
   const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${tempCounter}.gsd-tmp`);
   const fd = fs.openSync(temp, 'wx', 0o600);
@@ -517,11 +521,34 @@ export function applyPlan(plan: Plan, meta: { now: Date; fromVersion?: string; t
     fs.writeFileSync(path.join(plan.backupDir, 'backup-meta.json'), `${JSON.stringify(metaFile, null, 2)}\n`, { mode: 0o600 });
   }
   const created: string[] = [];
-  for (const write of plan.writes) {
-    created.push(...makeDirs(path.dirname(write.dest)));
-    writeAtomic(write.dest, write.bytes, write.mode);
+  // What each step replaced, so a failure part-way puts every file back as it was.
+  const journal: { file: string; bytes: Buffer | null; mode: number }[] = [];
+  const remember = (file: string) => {
+    const target = realTarget(file);
+    journal.push({ file: target, bytes: fs.existsSync(target) ? fs.readFileSync(target) : null, mode: modeOf(target) });
+  };
+  try {
+    for (const write of plan.writes) {
+      created.push(...makeDirs(path.dirname(write.dest)));
+      remember(write.dest);
+      writeAtomic(write.dest, write.bytes, write.mode);
+    }
+    for (const file of plan.removals) {
+      remember(file);
+      fs.rmSync(file, { force: true });
+    }
+  } catch (error) {
+    for (const entry of journal.reverse()) {
+      try {
+        if (entry.bytes === null) fs.rmSync(entry.file, { force: true });
+        else writeAtomic(entry.file, entry.bytes, entry.mode);
+      } catch {
+        // best effort: the message below says what failed
+      }
+    }
+    pruneEmpty(created);
+    throw failed(`${plan.report.action} failed (${(error as Error).message}); every file it had changed was put back${plan.backups.length > 0 ? ` (copies of your edited files are in ${plan.backupDir})` : ''}`);
   }
-  for (const file of plan.removals) fs.rmSync(file, { force: true });
   if (plan.installed) {
     created.push(...makeDirs(path.dirname(plan.manifestPath)));
     const dirs = [...new Set([...plan.previousDirs, ...created])].sort();

@@ -239,6 +239,18 @@ s('should refuse a damaged bundle and a file that is not from a GSD install, unl
   assert.is(fs.readFileSync(path.join(report.backupDir!, '.claude/agents/gsd-planner.md'), 'utf8'), 'my own planner\n');
 });
 
+s('should put everything back when a write fails part-way', () => {
+  const files = filesOf(bundles.get('claude/local')!);
+  const home = tmpDir('gsd-home-');
+  const project = tmpDir('gsd-project-');
+  write(path.join(project, '.claude/settings.json'), USER_CONFIG.json!);
+  // A file where the hooks folder should be: every write before it succeeds, then one fails.
+  write(path.join(project, '.claude/hooks'), 'not a folder\n');
+  const before = snapshot(project);
+  assert.throws(() => install(bundleFromFiles(files), options(home, project)), /install failed \(.*\); every file it had changed was put back/);
+  assert.equal([...snapshot(project)], [...before]);
+});
+
 s('should move a global root for an env override or --config-dir in one pass, recorded, and undo it', () => {
   const files = filesOf(bundles.get('claude/global')!);
   const home = tmpDir('gsd-home-');
