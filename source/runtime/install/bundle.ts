@@ -4,32 +4,14 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { BundleManifest } from '../../../compiler/emit/bundle-manifest.ts';
 import { refused } from '../core/errors.ts';
-import type { MergeFormat } from './merge.ts';
 
 export const MANIFEST_FILE = 'gsd-file-manifest.json';
 export const README_FILE = 'README.txt';
 
-export interface ManifestFile {
-  path: string;
-  sha256: string;
-  bytes: number;
-  mode: '0644' | '0755';
-  merge?: MergeFormat;
-  generated?: true;
-}
-
-export interface BundleManifest {
-  manifestVersion: 1;
-  target: string;
-  runtime: string;
-  scope: 'global' | 'local';
-  version: string;
-  base: 'home' | 'project';
-  root: string;
-  env: string[];
-  files: ManifestFile[];
-}
+// The manifest's shape is the compiler's, which writes it (type-only: nothing of the compiler is bundled).
+export type { BundleManifest, ManifestFile } from '../../../compiler/emit/bundle-manifest.ts';
 
 export interface Bundle {
   manifest: BundleManifest;
