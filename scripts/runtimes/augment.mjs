@@ -77,7 +77,9 @@ export default {
   scopes: ['global', 'local'],
   env: { AUGMENT_DISABLE_AUTO_UPDATE: '1' },
   async probe(ctx) {
-    await Promise.all([commandList(ctx), session(ctx)]);
+    // One program process at a time: first runs in a fresh home can race over the program's startup state.
+    await commandList(ctx);
+    await session(ctx);
   },
   fixture: {
     scope: 'local',

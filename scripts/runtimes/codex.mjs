@@ -108,7 +108,10 @@ export default {
     }
   },
   async probe(ctx) {
-    await Promise.all([appServer(ctx), startupConfig(ctx), agentRoles(ctx)]);
+    // One program process at a time: first runs in a fresh home can race over the program's startup state.
+    await appServer(ctx);
+    await startupConfig(ctx);
+    await agentRoles(ctx);
   },
   fixture: {
     scope: 'local',

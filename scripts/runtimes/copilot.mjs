@@ -104,7 +104,10 @@ export default {
     COPILOT_AUTO_UPDATE: 'false',
   },
   async probe(ctx) {
-    await Promise.all([skillList(ctx), instructionList(ctx), acpSession(ctx)]);
+    // One program process at a time: first runs in a fresh home can race over the program's startup state.
+    await skillList(ctx);
+    await instructionList(ctx);
+    await acpSession(ctx);
   },
   fixture: {
     scope: 'local',
