@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { suite, assert } from '../../../compiler/test/harness.ts';
-import { bundle, project, tmpDir } from '../../runtime/test/helpers.ts';
+import { bundle, project, runOf, tmpDir, type Run } from '../../runtime/test/helpers.ts';
 import { scanText, severityOf } from '../lib/injection.ts';
 import { isSecretPath, bashReadsSecret } from '../secret-read-guard.ts';
 import { commitMessages, checkMessage } from '../validate-commit.ts';
@@ -16,24 +16,13 @@ const Ajv = ((AjvModule as unknown as { default?: AjvCtor }).default ?? AjvModul
 
 const s = suite('hooks');
 
-interface HookRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-  json: any;
-}
+type HookRun = Run;
 
 async function hook(id: string, event: unknown, opts: { tmp?: string; stdin?: string } = {}): Promise<HookRun> {
   const file = path.join(await bundle(), 'hooks', `${id}.js`);
   const tmp = opts.tmp ?? tmpDir();
   const r = spawnSync(process.execPath, [file], { input: opts.stdin ?? JSON.stringify(event), encoding: 'utf8', env: { PATH: process.env.PATH ?? '', TMPDIR: tmp, TMP: tmp, TEMP: tmp }, timeout: 20_000 });
-  let json: unknown;
-  try {
-    json = JSON.parse(r.stdout);
-  } catch {
-    json = undefined;
-  }
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, json };
+  return runOf(r);
 }
 
 s('should match the compiler\'s hook registry schema', () => {

@@ -65,6 +65,11 @@ export async function run(args: string[], opts: { cwd: string; env?: Record<stri
     input: opts.input,
     timeout: 60_000,
   });
+  return runOf(r);
+}
+
+/** A finished child process as a Run: exit code, output, and stdout parsed as JSON when it is. */
+export function runOf(r: SpawnSyncReturns<string>): Run {
   let json: unknown;
   try {
     json = JSON.parse(r.stdout);
