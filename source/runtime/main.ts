@@ -35,7 +35,12 @@ const FAMILIES: Record<string, () => Promise<HandlerModule>> = {
   commit: () => import('./commands/commit.ts'),
   slug: () => import('./commands/util.ts'),
   timestamp: () => import('./commands/util.ts'),
-  todo: () => import('./commands/todo.ts'),
+  todo: () => import('./commands/capture.ts'),
+  seed: () => import('./commands/capture.ts'),
+  thread: () => import('./commands/capture.ts'),
+  debug: () => import('./commands/debug.ts'),
+  stats: () => import('./commands/stats.ts'),
+  commits: () => import('./commands/commits.ts'),
   health: () => import('./commands/health.ts'),
   // Bundled apart (gsd-core/bin/gsd-install.cjs): only these two verbs load the installer.
   install: () => import('./commands/install.ts'),

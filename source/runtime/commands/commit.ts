@@ -1,40 +1,15 @@
 // commit <message…> [--files …] [--amend] [--no-verify]: stage and commit
 // planning files. git always runs through execFileSync with an argument
 // array, never a shell, so no message or path is ever interpreted.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { bool, list } from '../cli/parse.ts';
 import type { Ctx } from '../core/context.ts';
 import { CliError } from '../core/errors.ts';
+import { git } from '../core/git.ts';
 import { confine } from '../core/paths.ts';
 import { loadConfig } from '../config/config.ts';
 import type { Handler } from '../main.ts';
-
-interface GitResult {
-  ok: boolean;
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function git(ctx: Ctx, args: string[]): GitResult {
-  try {
-    const stdout = execFileSync('git', args, {
-      cwd: ctx.root,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 60_000,
-      windowsHide: true,
-      env: { ...process.env, ...ctx.env, GIT_TERMINAL_PROMPT: '0' } as NodeJS.ProcessEnv,
-    });
-    return { ok: true, code: 0, stdout, stderr: '' };
-  } catch (error) {
-    const e = error as { status?: number | null; stdout?: string; stderr?: string; code?: string };
-    if (e.code === 'ENOENT') throw new CliError('failed', 'git is not installed or not on PATH');
-    return { ok: false, code: e.status ?? 1, stdout: String(e.stdout ?? ''), stderr: String(e.stderr ?? '').trim() };
-  }
-}
 
 /** Neutralise text that could pose as a role marker when the log is read back into a prompt. */
 export function sanitizeMessage(msg: string): string {

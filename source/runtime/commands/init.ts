@@ -13,6 +13,9 @@ import { resolveModel } from '../config/models.ts';
 import { phaseInfo, phaseDocs, roadmapFor, stateMilestone, verificationStatus, type PhaseInfo } from '../planning/phase-info.ts';
 import { comparePhase, diskStatus, displayPhase, findPhaseDir, isSentinel, listPhaseDirs, scanPhase, slugify } from '../planning/phases.ts';
 import { countedPhases, type Roadmap } from '../planning/roadmap.ts';
+import { listSeeds, listThreads, listTodos } from '../planning/capture.ts';
+import { knowledgeBasePath, listSessions, parseKnowledgeBase } from '../planning/debug-session.ts';
+import { git } from '../core/git.ts';
 import { selectSections, type Facts } from '../init/sections.ts';
 import { planIndex } from './phase.ts';
 import { TABLE } from '../cli/table.ts';
@@ -33,7 +36,11 @@ type Part =
   | 'archives'
   | 'manager'
   | 'search'
-  | 'verify';
+  | 'verify'
+  | 'debug'
+  | 'capture'
+  | 'git'
+  | 'install';
 
 export interface InitSpec {
   /** Output key prefix → agent name, e.g. planner → gsd-planner gives planner_model. */
@@ -79,8 +86,16 @@ export const INIT_TABLE: Record<string, InitSpec> = {
   'map-codebase': { models: { mapper: 'gsd-codebase-mapper' }, parts: ['brownfield'] },
   todos: { models: {}, parts: ['todos'] },
   'docs-update': { models: { writer: 'gsd-doc-writer', verifier: 'gsd-doc-verifier' }, parts: ['brownfield'] },
-  update: { models: {}, parts: [] },
-  debug: { models: { debugger: 'gsd-debugger' }, parts: [] },
+  update: { models: {}, parts: ['install'] },
+  debug: { models: { debugger: 'gsd-debugger' }, parts: ['debug'] },
+  'secure-phase': { models: { auditor: 'gsd-security-auditor' }, parts: ['phase', 'docs'] },
+  'ui-phase': { models: { researcher: 'gsd-ui-researcher', checker: 'gsd-ui-checker' }, parts: ['phase', 'docs', 'search'] },
+  'ui-review': { models: { auditor: 'gsd-ui-auditor' }, parts: ['phase', 'docs'] },
+  'validate-phase': { models: { auditor: 'gsd-nyquist-auditor' }, parts: ['phase', 'docs'] },
+  'add-tests': { models: { executor: 'gsd-executor' }, parts: ['phase', 'docs'] },
+  ship: { models: { reviewer: 'gsd-code-reviewer', writer: 'gsd-doc-writer' }, parts: ['phase', 'docs', 'verify', 'git'] },
+  'audit-milestone': { models: { checker: 'gsd-integration-checker' }, parts: ['milestone', 'progress'] },
+  capture: { models: {}, parts: ['todos', 'capture'] },
 };
 
 interface Cache {
@@ -309,6 +324,11 @@ const PARTS: Record<Part, (ic: InitContext) => Record<string, unknown>> = {
       reviews_path: p('REVIEWS'),
       patterns_path: p('PATTERNS'),
       ui_spec_path: p('UI-SPEC'),
+      validation_path: p('VALIDATION'),
+      ui_review_path: p('UI-REVIEW'),
+      review_path: p('REVIEW'),
+      review_fix_path: p('REVIEW-FIX'),
+      security_path: p('SECURITY'),
     };
   },
   plans: (ic) => {
@@ -408,21 +428,9 @@ const PARTS: Record<Part, (ic: InitContext) => Record<string, unknown>> = {
     };
   },
   todos: (ic) => {
-    const dir = path.join(ic.ctx.rootOrCwd, '.planning', 'todos', 'pending');
     const area = ic.inv.args.area;
-    const todos = listDir(dir)
-      .filter((n) => n.endsWith('.md'))
-      .map((n) => {
-        let fm: YamlMap = {};
-        try {
-          fm = readFrontmatter(readTextIfExists(path.join(dir, n)) ?? '', n).data;
-        } catch {
-          fm = {};
-        }
-        return { id: n.slice(0, -3), title: typeof fm.title === 'string' ? fm.title : n.slice(0, -3), area: typeof fm.area === 'string' ? fm.area : null };
-      })
-      .filter((t) => area === undefined || t.area === area);
-    return { todo_count: todos.length, todos, todos_dir: ic.ctx.rel(dir) };
+    const todos = (ic.hasProject ? listTodos(ic.ctx, 'pending') : []).filter((t) => area === undefined || t.area === area).map(({ id, title, area: a }) => ({ id, title, area: a }));
+    return { todo_count: todos.length, todos, todos_dir: '.planning/todos/pending' };
   },
   resume: (ic) => {
     const fm = ic.state?.fm ?? {};
@@ -456,6 +464,36 @@ const PARTS: Record<Part, (ic: InitContext) => Record<string, unknown>> = {
     firecrawl: !!ic.resolved.firecrawl || !!ic.ctx.env.FIRECRAWL_API_KEY,
     exa_search: !!ic.resolved.exa_search || !!ic.ctx.env.EXA_API_KEY,
   }),
+  debug: (ic) => {
+    const active = ic.hasProject ? listSessions(ic.ctx, 'active') : [];
+    const kb = ic.hasProject ? readTextIfExists(knowledgeBasePath(ic.ctx)) : null;
+    const desc = ic.inv.args.description?.trim() ?? '';
+    return {
+      debug_dir: '.planning/debug',
+      active_sessions: active,
+      active_count: active.length,
+      resolved_count: ic.hasProject ? listSessions(ic.ctx, 'resolved').length : 0,
+      knowledge_base_path: '.planning/debug/knowledge-base.md',
+      knowledge_base_entries: kb === null ? 0 : parseKnowledgeBase(kb, ic.ctx.rel(knowledgeBasePath(ic.ctx))).length,
+      description: desc || null,
+      slug: desc ? slugify(desc, 40) || null : null,
+      diagnose_only: ic.flag('--diagnose'),
+    };
+  },
+  capture: (ic) => {
+    const seeds = ic.hasProject ? listSeeds(ic.ctx) : [];
+    const threads = ic.hasProject ? listThreads(ic.ctx, 'open') : [];
+    return {
+      seed_count: seeds.length,
+      dormant_seeds: seeds.filter((x) => x.status === 'dormant').map(({ id, title, trigger }) => ({ id, title, trigger })),
+      seeds_dir: '.planning/seeds',
+      open_threads: threads.map(({ slug, title, updated }) => ({ slug, title, updated })),
+      thread_count: threads.length,
+      threads_dir: '.planning/threads',
+    };
+  },
+  git: (ic) => gitPart(ic),
+  install: (ic) => installPart(ic),
   verify: (ic) => {
     const docs = ic.info ? phaseDocs(ic.info) : {};
     const scan = ic.info?.scan;
@@ -466,6 +504,54 @@ const PARTS: Record<Part, (ic: InitContext) => Record<string, unknown>> = {
     };
   },
 };
+
+/** Branch facts for shipping; null fields when git or a remote is missing. */
+function gitPart(ic: InitContext) {
+  const none = { current_branch: null, base_branch: null, has_remote: false, working_tree_clean: null };
+  if (!ic.hasProject) return none;
+  const run = (args: string[]) => {
+    const r = git(ic.ctx, args);
+    return r.ok ? r.stdout.trim() : null;
+  };
+  if (run(['rev-parse', '--is-inside-work-tree']) !== 'true') return none;
+  const configured = getPath(ic.resolved, 'git.base_branch');
+  const remoteHead = run(['symbolic-ref', '--quiet', '--short', 'refs/remotes/origin/HEAD']);
+  const local = (run(['branch', '--format=%(refname:short)']) ?? '').split('\n');
+  const base = typeof configured === 'string' && configured ? configured : remoteHead ? remoteHead.replace(/^origin\//, '') : (['main', 'master', 'trunk'].find((b) => local.includes(b)) ?? null);
+  return {
+    current_branch: run(['branch', '--show-current']) || null,
+    base_branch: base,
+    has_remote: (run(['remote']) ?? '') !== '',
+    working_tree_clean: run(['status', '--porcelain', '--untracked-files=no']) === '',
+  };
+}
+
+/** What is installed where this gsd-tools runs from (<root>/gsd-core/bin/). */
+function installPart(ic: InitContext) {
+  const root = path.resolve(ic.ctx.coreDir, '..');
+  const file = path.join(root, 'gsd-install-manifest.json');
+  type Installed = { version?: unknown; target?: unknown; scope?: unknown; installedAt?: unknown };
+  let installed: Installed | null = null;
+  const text = readTextIfExists(file);
+  if (text !== null) {
+    try {
+      installed = JSON.parse(text) as Installed;
+    } catch {
+      ic.ctx.warn(`${file}: not valid JSON; treating GSD as not installed by gsd-tools install`);
+    }
+  }
+  const patches = path.join(root, 'gsd-local-patches');
+  return {
+    install_root: root,
+    installed: installed !== null,
+    installed_version: typeof installed?.version === 'string' ? installed.version : null,
+    installed_target: typeof installed?.target === 'string' ? installed.target : null,
+    installed_scope: typeof installed?.scope === 'string' ? installed.scope : null,
+    installed_at: typeof installed?.installedAt === 'string' ? installed.installedAt : null,
+    install_manifest: installed ? file : null,
+    local_patches_dir: isDir(patches) ? patches : null,
+  };
+}
 
 function stateMilestoneSafe(ic: InitContext): string | null {
   if (!ic.hasProject) return null;

@@ -22,6 +22,11 @@ const PHASE_DOCS: Record<string, (padded: string, plan: string | null) => string
   research: (p) => `${p}-RESEARCH.md`,
   uat: (p) => `${p}-UAT.md`,
   validation: (p) => `${p}-VALIDATION.md`,
+  'ui-spec': (p) => `${p}-UI-SPEC.md`,
+  'ui-review': (p) => `${p}-UI-REVIEW.md`,
+  review: (p) => `${p}-REVIEW.md`,
+  'review-fix': (p) => `${p}-REVIEW-FIX.md`,
+  security: (p) => `${p}-SECURITY.md`,
 };
 
 export function templatePath(coreDir: string, name: string): string {

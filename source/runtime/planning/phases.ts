@@ -175,8 +175,11 @@ export function diskStatus(scan: PhaseScan | null): DiskStatus {
 
 /** A phase file by suffix, prefixed (`03-CONTEXT.md`) or bare (`CONTEXT.md`). */
 export function phaseFile(dir: string, suffix: string): string | null {
+  // The prefix is the phase number (`03-`, `02.1-`, `ABC-03-`), so it ends in a
+  // digit: `03-UI-REVIEW.md` is not the REVIEW file.
+  const tail = `-${suffix}.md`;
   for (const n of listDir(dir)) {
-    if (n === `${suffix}.md` || n.endsWith(`-${suffix}.md`)) return path.join(dir, n);
+    if (n === `${suffix}.md` || (n.endsWith(tail) && /\d$/.test(n.slice(0, -tail.length)))) return path.join(dir, n);
   }
   return null;
 }

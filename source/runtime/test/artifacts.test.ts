@@ -147,24 +147,6 @@ s('should commit planning files through git without a shell', async () => {
   assert.equal(r.json, { committed: false, skipped: true, hash: null, reason: 'skipped_commit_docs_false' });
 });
 
-s('should add, list and complete todos', async () => {
-  const root = project({});
-  let r = await run(['todo', 'add', 'Fix', 'the', 'login', '--area', 'auth'], { cwd: root });
-  assert.is(r.json.id, '2025-03-04-fix-the-login');
-  r = await run(['todo', 'add', 'Fix the login'], { cwd: root });
-  assert.is(r.json.id, '2025-03-04-fix-the-login-2');
-  r = await run(['list-todos', 'auth'], { cwd: root });
-  assert.is(r.json.count, 1);
-  assert.is(r.json.todos[0].title, 'Fix the login');
-  r = await run(['todo', 'complete', 'nothing-like-it'], { cwd: root });
-  assert.is(r.code, 1);
-  r = await run(['todo', 'complete', 'fix-the-login'], { cwd: root });
-  assert.is(r.json.completed, true);
-  assert.is(r.json.id, '2025-03-04-fix-the-login');
-  assert.match(read(root, '.planning/todos/completed/2025-03-04-fix-the-login.md'), /^completed: "2025-03-04T05:06:07\.000Z"$/m);
-  r = await run(['todo', 'list', '--completed'], { cwd: root });
-  assert.is(r.json.count, 1);
-});
 
 s('should report health and repair only what is safe', async () => {
   const root = standardProject({ '.planning/config.json': '{"oops": 1}', '.planning/phases/misc/x.md': 'x' });

@@ -132,6 +132,47 @@ s('should run every init workflow on a project and on an empty directory', async
   }
 });
 
+s('should give the review, audit and UI workflows their models and phase documents', async () => {
+  const root = standardProject({
+    '.planning/phases/01-foundation/01-UI-REVIEW.md': '# ui review\n',
+    '.planning/phases/01-foundation/01-SECURITY.md': '# security\n',
+    '.planning/phases/01-foundation/01-VALIDATION.md': '# validation\n',
+  });
+  const models: Record<string, string[]> = {
+    'secure-phase': ['auditor_model'],
+    'ui-phase': ['researcher_model', 'checker_model'],
+    'ui-review': ['auditor_model'],
+    'validate-phase': ['auditor_model'],
+    'add-tests': ['executor_model'],
+    ship: ['reviewer_model', 'writer_model'],
+    'code-review': ['reviewer_model', 'fixer_model'],
+  };
+  for (const [wf, keys] of Object.entries(models)) {
+    const r = await run(['init', wf, '1'], { cwd: root });
+    assert.is(r.code, 0, `${wf}: ${r.stderr}`);
+    for (const k of keys) assert.type(r.json[k], 'string', `${wf} ${k}`);
+    assert.is(r.json.ui_review_path, '.planning/phases/01-foundation/01-UI-REVIEW.md', wf);
+    // 01-UI-REVIEW.md ends in -REVIEW.md but is not the code review.
+    assert.is(r.json.review_path, null, `${wf}: the UI review is not the code review`);
+    assert.is(r.json.security_path, '.planning/phases/01-foundation/01-SECURITY.md');
+    assert.is(r.json.validation_path, '.planning/phases/01-foundation/01-VALIDATION.md');
+  }
+  const ship = await run(['init', 'ship', '1'], { cwd: root });
+  assert.equal([ship.json.current_branch, ship.json.has_remote, ship.json.working_tree_clean], [null, false, null], 'no git: branch facts are empty');
+  const audit = await run(['init', 'audit-milestone'], { cwd: root });
+  assert.type(audit.json.checker_model, 'string');
+  assert.ok(Array.isArray(audit.json.phases));
+});
+
+s('should tell update which bundle is installed where gsd-tools runs', async () => {
+  const root = standardProject();
+  const r = await run(['init', 'update'], { cwd: root });
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.json.installed, false, 'the test bundle was never installed');
+  assert.is(r.json.installed_version, null);
+  assert.type(r.json.install_root, 'string');
+});
+
 s('should report progress with per-phase next actions', async () => {
   const root = standardProject({ '.planning/phases/01-foundation/01-01-SUMMARY.md': summary('01', '01') });
   const r = await run(['init', 'progress'], { cwd: root });

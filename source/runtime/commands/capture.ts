@@ -1,0 +1,125 @@
+// Captured items: todo add | list | complete, seed add | list,
+// thread open | list | note | close. File layout in planning/capture.ts.
+import path from 'node:path';
+import { bool, str } from '../cli/parse.ts';
+import type { Ctx } from '../core/context.ts';
+import { refused, usage } from '../core/errors.ts';
+import { writeAtomic } from '../core/fs.ts';
+import { withLock } from '../core/lock.ts';
+import { fromDoc, toDoc } from '../md/body.ts';
+import { withFrontmatter, type YamlMap } from '../md/frontmatter.ts';
+import { ensureSection } from '../md/sections.ts';
+import { slugify } from '../planning/phases.ts';
+import { listSeeds, listThreads, listTodos, seedDir, threadDir, threadSummary, todoDir } from '../planning/capture.ts';
+import { findRecord, freeName, moveRecord, readRecord, recordBody, recordFiles, titleArg, type Rec } from '../planning/records.ts';
+import type { Handler } from '../main.ts';
+
+const locked = <T>(ctx: Ctx, fn: () => T): T => withLock(ctx.planningPath('.lock'), fn);
+
+/** The record's text with `changes` merged into its frontmatter and `body` (default: unchanged). */
+function rewrite(rec: Rec, changes: YamlMap, body = rec.parsed!.split.body): string {
+  return withFrontmatter({ ...rec.fm, ...changes }, body, rec.parsed!.split.yaml === null ? undefined : rec.parsed!);
+}
+
+const todoAdd: Handler = (inv, ctx) => {
+  const title = titleArg(inv.args.title!);
+  const area = str(inv, '--area');
+  if (area !== undefined && !/^[a-z0-9][a-z0-9-]{0,40}$/.test(area)) throw usage(`--area "${area}" must be lowercase letters, digits and hyphens`);
+  return locked(ctx, () => {
+    const name = freeName(`${ctx.today()}-${slugify(title, 50) || 'todo'}`, [todoDir(ctx, 'pending'), todoDir(ctx, 'completed')]);
+    const file = path.join(todoDir(ctx, 'pending'), name);
+    writeAtomic(file, withFrontmatter({ title, ...(area ? { area } : {}), created: ctx.now().toISOString() }, recordBody(title, str(inv, '--body'))));
+    return { data: { added: true, id: name.slice(0, -3), path: ctx.rel(file), title, area: area ?? null }, raw: ctx.rel(file) };
+  });
+};
+
+const todoList: Handler = (inv, ctx) => {
+  const which = bool(inv, '--completed') ? 'completed' : 'pending';
+  const area = inv.args.area;
+  const todos = listTodos(ctx, which).filter((t) => area === undefined || t.area === area);
+  return { data: { count: todos.length, status: which, todos } };
+};
+
+const todoComplete: Handler = (inv, ctx) =>
+  locked(ctx, () => {
+    const rec = readRecord(ctx, findRecord(ctx, todoDir(ctx, 'pending'), inv.args.id!, 'pending todo'));
+    const to = moveRecord(rec.file, todoDir(ctx, 'completed'), rewrite(rec, { completed: ctx.now().toISOString() }));
+    return { data: { completed: true, id: rec.id, path: ctx.rel(to) }, raw: ctx.rel(to) };
+  });
+
+const seedAdd: Handler = (inv, ctx) => {
+  const title = titleArg(inv.args.title!);
+  const trigger = str(inv, '--trigger')!.trim().replace(/\s+/g, ' ');
+  if (!trigger) throw usage('--trigger is empty: say when this idea should come back');
+  return locked(ctx, () => {
+    const dir = seedDir(ctx);
+    const used = recordFiles(dir).map((f) => Number(/^SEED-(\d+)/.exec(path.basename(f))?.[1] ?? 0));
+    const id = `SEED-${String(Math.max(0, ...used) + 1).padStart(3, '0')}`;
+    const file = path.join(dir, `${id}-${slugify(title, 50) || 'seed'}.md`);
+    writeAtomic(file, withFrontmatter({ id, title, trigger, status: 'dormant', planted: ctx.now().toISOString() }, recordBody(title, str(inv, '--body'))));
+    return { data: { added: true, id, path: ctx.rel(file), title, trigger }, raw: ctx.rel(file) };
+  });
+};
+
+const seedList: Handler = (_inv, ctx) => {
+  // Dormant seeds first: they are the ones still waiting for their trigger.
+  const seeds = listSeeds(ctx).sort((a, b) => Number(a.status !== 'dormant') - Number(b.status !== 'dormant'));
+  return { data: { count: seeds.length, seeds } };
+};
+
+const threadOpen: Handler = (inv, ctx) => {
+  const title = titleArg(inv.args.title!);
+  return locked(ctx, () => {
+    const name = freeName(slugify(title, 50) || 'thread', [threadDir(ctx, 'open'), threadDir(ctx, 'resolved')]);
+    const file = path.join(threadDir(ctx, 'open'), name);
+    const now = ctx.now().toISOString();
+    writeAtomic(file, withFrontmatter({ title, status: 'open', opened: now, updated: now }, `${recordBody(title, str(inv, '--body'))}\n## Log\n`));
+    return { data: { opened: true, slug: name.slice(0, -3), path: ctx.rel(file), title }, raw: ctx.rel(file) };
+  });
+};
+
+const threadList: Handler = (inv, ctx) => {
+  const which = bool(inv, '--resolved') ? 'resolved' : 'open';
+  const threads = listThreads(ctx, which);
+  return { data: { count: threads.length, status: which, threads } };
+};
+
+const threadNote: Handler = (inv, ctx) => {
+  const text = str(inv, '--body')!.trim();
+  if (!text) throw usage('--body is empty');
+  return locked(ctx, () => {
+    const rec = readRecord(ctx, findRecord(ctx, threadDir(ctx, 'open'), inv.args.thread!, 'open thread'));
+    const now = ctx.now().toISOString();
+    const body = toDoc(rec.parsed!.split.body);
+    const [, end] = ensureSection(body, { re: /^log$/i, title: 'Log', level: 2 });
+    let at = end;
+    while (at > 0 && body.lines[at - 1]!.trim() === '') at--;
+    body.lines.splice(at, end - at, '', `### ${now}`, '', ...text.split(/\r?\n/), ...(end < body.lines.length ? [''] : []));
+    body.trailingNewline = true;
+    writeAtomic(rec.file, rewrite(rec, { updated: now }, fromDoc(body)));
+    return { data: { noted: true, ...threadSummary(ctx, readRecord(ctx, rec.file)) } };
+  });
+};
+
+const threadClose: Handler = (inv, ctx) =>
+  locked(ctx, () => {
+    const rec = readRecord(ctx, findRecord(ctx, threadDir(ctx, 'open'), inv.args.thread!, 'open thread'));
+    if (rec.fm.status === 'resolved') throw refused(`${ctx.rel(rec.file)} is already resolved`);
+    const now = ctx.now().toISOString();
+    const outcome = str(inv, '--outcome')?.trim();
+    const to = moveRecord(rec.file, threadDir(ctx, 'resolved'), rewrite(rec, { status: 'resolved', updated: now, closed: now, ...(outcome ? { outcome } : {}) }));
+    return { data: { closed: true, slug: rec.id, path: ctx.rel(to) }, raw: ctx.rel(to) };
+  });
+
+
+export const handlers: Record<string, Handler> = {
+  'todo add': todoAdd,
+  'todo list': todoList,
+  'todo complete': todoComplete,
+  'seed add': seedAdd,
+  'seed list': seedList,
+  'thread open': threadOpen,
+  'thread list': threadList,
+  'thread note': threadNote,
+  'thread close': threadClose,
+};
