@@ -30,12 +30,18 @@ const commit: Handler = (inv, ctx) => {
     data: { committed: false, hash: null, reason, ...extra },
     raw: reason.startsWith('skipped') ? 'skipped' : reason === 'nothing_to_commit' ? 'nothing' : 'failed',
   });
-  if (cfg.resolved.commit_docs === false) return { ...no('skipped_commit_docs_false'), data: { committed: false, skipped: true, hash: null, reason: 'skipped_commit_docs_false' } };
+  const files = list(inv, '--files');
+  const listed = files ? files.map((f) => path.relative(ctx.root, confine(ctx.root, f, '--files')).split(path.sep).join('/') || '.') : ['.planning'];
+  const isPlanning = (p: string) => p === '.planning' || p.startsWith('.planning/');
+  // commit_docs governs planning documents only: code listed beside them is
+  // still committed (an executor's task commit), the planning paths are not.
+  const docsOff = cfg.resolved.commit_docs === false;
+  const withheld = docsOff ? listed.filter(isPlanning) : [];
+  const paths = listed.filter((p) => !withheld.includes(p));
+  if (paths.length === 0) return { ...no('skipped_commit_docs_false'), data: { committed: false, skipped: true, hash: null, reason: 'skipped_commit_docs_false' } };
   const inside = git(ctx, ['rev-parse', '--is-inside-work-tree']);
   if (!inside.ok || inside.stdout.trim() !== 'true') return no('not_a_git_repo');
-  const files = list(inv, '--files');
-  const paths = files ? files.map((f) => path.relative(ctx.root, confine(ctx.root, f, '--files')).split(path.sep).join('/') || '.') : ['.planning'];
-  if (!files || paths.every((p) => p === '.planning' || p.startsWith('.planning/'))) {
+  if (!files || paths.every(isPlanning)) {
     if (git(ctx, ['check-ignore', '-q', '.planning']).ok) return { ...no('skipped_gitignored'), data: { committed: false, skipped: true, hash: null, reason: 'skipped_gitignored' } };
   }
   const present = files ? paths.filter((p) => fs.existsSync(path.join(ctx.root, p))) : paths;
@@ -61,7 +67,7 @@ const commit: Handler = (inv, ctx) => {
     return no('commit_failed', { error: done.stderr || done.stdout.trim() });
   }
   const hash = git(ctx, ['rev-parse', '--short', 'HEAD']).stdout.trim();
-  return { data: { committed: true, hash, reason: 'committed', files: present, skipped_files: skipped }, raw: hash };
+  return { data: { committed: true, hash, reason: 'committed', files: present, skipped_files: skipped, ...(withheld.length ? { withheld_planning_files: withheld } : {}) }, raw: hash };
 };
 
 export const handlers: Record<string, Handler> = { commit };

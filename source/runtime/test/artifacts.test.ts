@@ -145,6 +145,14 @@ s('should commit planning files through git without a shell', async () => {
   fs.writeFileSync(path.join(root, '.planning/config.json'), '{"planning": {"commit_docs": false}}');
   r = await run(['commit', 'skip me'], { cwd: root, env });
   assert.equal(r.json, { committed: false, skipped: true, hash: null, reason: 'skipped_commit_docs_false' });
+  r = await run(['commit', 'skip me too', '--files', '.planning/STATE.md'], { cwd: root, env });
+  assert.is(r.json.reason, 'skipped_commit_docs_false');
+  fs.writeFileSync(path.join(root, 'code.ts'), 'export {};\n');
+  r = await run(['commit', 'feat(01-01): code with docs off', '--files', 'code.ts', '.planning/STATE.md'], { cwd: root, env });
+  assert.is(r.json.committed, true, 'code is committed when only planning docs are off');
+  assert.equal(r.json.files, ['code.ts']);
+  assert.equal(r.json.withheld_planning_files, ['.planning/STATE.md']);
+  assert.match(git(root, 'status', '--porcelain'), /^ M \.planning\/STATE\.md$/m, 'the planning file stays uncommitted');
 });
 
 
