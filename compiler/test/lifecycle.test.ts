@@ -129,6 +129,8 @@ interface Binding {
   set?: Record<string, string | string[]>;
   /** Replace the positional words after the verb. */
   positional?: string[];
+  /** Leave out flags (with their values) the user did not give, e.g. an optional `--diagnose`. */
+  drop?: string[];
 }
 
 function verbLength(words: string[]): number {
@@ -146,6 +148,13 @@ function bind(call: Call, binding: Binding): string[] {
     let end = verb;
     while (end < words.length && !words[end]!.startsWith('--')) end += 1;
     words = [...words.slice(0, verb), ...binding.positional, ...words.slice(end)];
+  }
+  for (const flag of binding.drop ?? []) {
+    const at = words.indexOf(flag);
+    if (at < 0) throw new Error(`${where}: the call has no ${flag} to leave out (${call.words.join(' ')})`);
+    let end = at + 1;
+    while (end < words.length && !words[end]!.startsWith('--')) end += 1;
+    words.splice(at, end - at);
   }
   for (const [flag, value] of Object.entries(binding.set ?? {})) {
     const at = words.indexOf(flag);
@@ -638,6 +647,113 @@ test('should pause and resume, reshape the roadmap, run a quick task, change a s
   insertAndRemove(s);
   quickTask(s);
   settingsAndMap(s);
+});
+
+const DEBUG = 'gsd-core/workflows/debug.md';
+const DEBUGGER = 'agents/gsd-debugger.md';
+const DEBUG_TEMPLATE = 'gsd-core/templates/debug-session.md';
+const CAPTURE = 'gsd-core/workflows/capture.md';
+const CHECK_TODOS = 'gsd-core/workflows/check-todos.md';
+
+/** `## Heading` and `**Field:**` names of a Markdown text, in order. */
+function shapeOf(text: string): string[] {
+  return text
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .split('\n')
+    .flatMap((line) => {
+      const h = /^## (.+)$/.exec(line);
+      if (h) return [`## ${h[1]}`];
+      const f = /^- \*\*([^*]+):\*\*/.exec(line);
+      return f ? [`${f[1]}`] : [];
+    });
+}
+
+/** A bug found and fixed through the debug workflow: session opened, updated by the debugger, resolved, archived, found again. */
+function debugFlow(s: Scratch): void {
+  const title = 'Saving a note drops its body';
+  const description = 'saving a note drops the body text';
+  const init = s.run(pick(DEBUG, 'init debug'), { vars: { description }, drop: ['--diagnose'] });
+  assert.equal([init.active_count, init.knowledge_base_entries, init.diagnose_only], [0, 0, false]);
+  const known = s.run(pick(DEBUG, 'debug search'), { vars: { description } });
+  assert.is(known.count, 0, 'nothing known yet');
+
+  const symptoms = { title, expected: 'the body is saved', actual: 'the body is empty after a reload', errors: 'none', reproduction: 'create a note with a body, reload' };
+  const opened = s.run(pick(DEBUG, 'debug open'), { vars: symptoms });
+  const slug: string = opened.slug;
+  assert.is(slug, 'saving-a-note-drops-its-body');
+  const session = `.planning/debug/${slug}.md`;
+  s.run(pick(DEBUG, /^debug update \{slug\} --status investigating --evidence Reported by the user/), { vars: { slug, timeline: 'since the storage change' } });
+
+  // The debugger's loop, with the calls its prompt shows.
+  s.run(pick(DEBUGGER, /^debug update \{slug\} --hypothesis/), { vars: { slug }, set: { '--hypothesis': 'save writes the title only', '--next': 'read src/notes-core.ts save()' } });
+  s.run(pick(DEBUGGER, /^debug update \{slug\} --eliminated/), { vars: { slug }, set: { '--eliminated': 'the reload reads a stale cache: cache disabled, same result' } });
+  s.run(pick(DEBUGGER, /^debug update \{slug\} --evidence/), { vars: { slug }, set: { '--evidence': 'save() serialises {title} only' } });
+  s.run(pick(DEBUGGER, /^debug update \{slug\} --status/), { vars: { slug } });
+  const status = s.run(pick(DEBUGGER, 'debug status'), { vars: { slug } });
+  assert.equal([status.status, status.hypothesis, status.evidence_count, status.eliminated_count], ['fixing', 'save writes the title only', 2, 1]);
+  const listed = s.run(pick(DEBUG, 'debug list'));
+  assert.equal(listed.sessions.map((x: { slug: string }) => x.slug), [slug]);
+
+  // The fix lands, then the session closes.
+  s.write('src/notes-core.ts', 'export const save = (n: { title: string; body: string }) => JSON.stringify(n);\n');
+  s.run(pick(DEBUG, /^commit fix\(debug\)/), { vars: { title, changed_files: 'src/notes-core.ts' } });
+  s.committed(/^fix\(debug\): Saving a note drops its body$/m);
+  const resolved = s.run(pick(DEBUG, 'debug resolve'), {
+    vars: { slug, root_cause: 'save() serialised the title only', fix: 'serialise the whole note', verification: 'reproduction passes', changed_files: 'src/notes-core.ts' },
+  });
+  assert.is(resolved.path, `.planning/debug/resolved/${slug}.md`);
+  s.run(pick(DEBUG, /^state update Last activity/), { positional: ['Last activity', `${TODAY} — Fixed: ${title} (debug ${slug})`] });
+  s.run(pick(DEBUG, /^commit docs\(debug\)/), { vars: { slug } });
+  assert.not.ok(s.exists(session), 'the active session is gone');
+  assert.is(s.git(['status', '--porcelain', '--', '.planning']).trim(), '', 'the archive, the removal and the knowledge base are all committed');
+
+  const archived = s.read(resolved.path);
+  assert.match(archived, /^status: resolved$/m);
+  assert.match(archived, /\*\*Root cause:\*\* save\(\) serialised the title only/);
+  assert.equal(shapeOf(archived), shapeOf(fs.readFileSync(path.join(SOURCE, DEBUG_TEMPLATE), 'utf8')), 'the session has the shape the template documents');
+  assert.match(s.read('.planning/debug/knowledge-base.md'), /^## saving-a-note-drops-its-body: Saving a note drops its body$/m);
+
+  // The next report of the same symptom finds it first.
+  const again = s.run(pick(DEBUG, 'init debug'), { vars: { description: 'note body empty after reload' }, drop: ['--diagnose'] });
+  assert.equal([again.active_count, again.resolved_count, again.knowledge_base_entries], [0, 1, 1]);
+  const found = s.run(pick(DEBUG, 'debug search'), { vars: { description: 'note body empty after reload' } });
+  assert.is(found.matches[0]?.slug, slug);
+}
+
+/** Ideas captured without losing focus, listed by check-todos and completed. */
+function captureFlow(s: Scratch): void {
+  const init = s.run(pick(CAPTURE, 'init capture'));
+  assert.equal([init.todo_count, init.seed_count, init.thread_count], [0, 0, 0]);
+  const todo = s.run(pick(CAPTURE, 'todo add'), { vars: { title: 'Export notes as Markdown', area: 'notes', body: 'Asked for while planning search; see src/notes-core.ts.' } });
+  s.run(pick(CAPTURE, 'commit'), { vars: { message: 'capture todo - Export notes as Markdown', file: todo.path } });
+  const seed = s.run(pick(CAPTURE, 'seed add'), { vars: { title: 'Shared notebooks', trigger: 'when accounts exist', body: 'Teams asked for it.' } });
+  assert.is(seed.id, 'SEED-001');
+  const thread = s.run(pick(CAPTURE, 'thread open'), { vars: { title: 'Storage format', body: 'Markdown files or SQLite?' } });
+  s.run(pick(CAPTURE, 'thread note'), { vars: { slug: 'storage-format', body: 'Markdown: users can read them without the app.' } });
+  const listing = s.run(pick(CAPTURE, 'init capture'));
+  assert.equal([listing.todo_count, listing.seed_count, listing.thread_count], [1, 1, 1]);
+  assert.equal(listing.open_threads.map((t: { slug: string }) => t.slug), ['storage-format']);
+  s.run(pick(CAPTURE, 'thread close'), { vars: { slug: 'storage-format', outcome: 'Markdown files' } });
+  assert.ok(s.exists('.planning/threads/resolved/storage-format.md'), thread.path);
+
+  // check-todos: list, pick, close.
+  const pending = s.run(pick(CHECK_TODOS, 'init todos'), { args: ['notes'] });
+  assert.equal(pending.todos.map((t: { title: string }) => t.title), ['Export notes as Markdown']);
+  const id: string = pending.todos[0].id;
+  s.run(pick(CHECK_TODOS, 'todo complete'), { vars: { id } });
+  s.run(pick(CHECK_TODOS, 'commit'), { vars: { verb: 'complete', title: 'Export notes as Markdown' } });
+  assert.ok(s.exists(`.planning/todos/completed/${id}.md`));
+  assert.not.ok(s.exists(`.planning/todos/pending/${id}.md`));
+  assert.equal(s.query(['todo', 'list']).count, 0);
+  assert.is(s.git(['status', '--porcelain', '--', '.planning/todos']).trim(), '', 'the move out of pending/ is committed');
+  s.committed(/^docs: complete todo - Export notes as Markdown$/m);
+}
+
+test('should debug a bug from report to knowledge base and capture, list and complete a todo with the calls the corpus makes', async () => {
+  const s = new Scratch(await buildBundle(), tmpDir('gsd-lifecycle-cache-'));
+  initialise(s);
+  debugFlow(s);
+  captureFlow(s);
 });
 
 test('should bind every placeholder or fail with the file and line of the call', () => {
