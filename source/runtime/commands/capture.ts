@@ -2,30 +2,22 @@
 // thread open | list | note | close. File layout in planning/capture.ts.
 import path from 'node:path';
 import { bool, str } from '../cli/parse.ts';
-import type { Ctx } from '../core/context.ts';
 import { refused, usage } from '../core/errors.ts';
 import { writeAtomic } from '../core/fs.ts';
-import { withLock } from '../core/lock.ts';
 import { fromDoc, toDoc } from '../md/body.ts';
-import { withFrontmatter, type YamlMap } from '../md/frontmatter.ts';
+import { withFrontmatter } from '../md/frontmatter.ts';
 import { ensureSection } from '../md/sections.ts';
 import { slugify } from '../planning/phases.ts';
 import { listSeeds, listThreads, listTodos, seedDir, threadDir, threadSummary, todoDir } from '../planning/capture.ts';
-import { findRecord, freeName, moveRecord, readRecord, recordBody, recordFiles, titleArg, type Rec } from '../planning/records.ts';
+import { findRecord, freeName, moveRecord, readRecord, recordBody, recordFiles, rewriteRecord, titleArg, withPlanningLock } from '../planning/records.ts';
 import type { Handler } from '../main.ts';
 
-const locked = <T>(ctx: Ctx, fn: () => T): T => withLock(ctx.planningPath('.lock'), fn);
-
-/** The record's text with `changes` merged into its frontmatter and `body` (default: unchanged). */
-function rewrite(rec: Rec, changes: YamlMap, body = rec.parsed!.split.body): string {
-  return withFrontmatter({ ...rec.fm, ...changes }, body, rec.parsed!.split.yaml === null ? undefined : rec.parsed!);
-}
 
 const todoAdd: Handler = (inv, ctx) => {
   const title = titleArg(inv.args.title!);
   const area = str(inv, '--area');
   if (area !== undefined && !/^[a-z0-9][a-z0-9-]{0,40}$/.test(area)) throw usage(`--area "${area}" must be lowercase letters, digits and hyphens`);
-  return locked(ctx, () => {
+  return withPlanningLock(ctx, () => {
     const name = freeName(`${ctx.today()}-${slugify(title, 50) || 'todo'}`, [todoDir(ctx, 'pending'), todoDir(ctx, 'completed')]);
     const file = path.join(todoDir(ctx, 'pending'), name);
     writeAtomic(file, withFrontmatter({ title, ...(area ? { area } : {}), created: ctx.now().toISOString() }, recordBody(title, str(inv, '--body'))));
@@ -41,9 +33,9 @@ const todoList: Handler = (inv, ctx) => {
 };
 
 const todoComplete: Handler = (inv, ctx) =>
-  locked(ctx, () => {
+  withPlanningLock(ctx, () => {
     const rec = readRecord(ctx, findRecord(ctx, todoDir(ctx, 'pending'), inv.args.id!, 'pending todo'));
-    const to = moveRecord(rec.file, todoDir(ctx, 'completed'), rewrite(rec, { completed: ctx.now().toISOString() }));
+    const to = moveRecord(rec.file, todoDir(ctx, 'completed'), rewriteRecord(rec, { completed: ctx.now().toISOString() }));
     return { data: { completed: true, id: rec.id, path: ctx.rel(to) }, raw: ctx.rel(to) };
   });
 
@@ -51,7 +43,7 @@ const seedAdd: Handler = (inv, ctx) => {
   const title = titleArg(inv.args.title!);
   const trigger = str(inv, '--trigger')!.trim().replace(/\s+/g, ' ');
   if (!trigger) throw usage('--trigger is empty: say when this idea should come back');
-  return locked(ctx, () => {
+  return withPlanningLock(ctx, () => {
     const dir = seedDir(ctx);
     const used = recordFiles(dir).map((f) => Number(/^SEED-(\d+)/.exec(path.basename(f))?.[1] ?? 0));
     const id = `SEED-${String(Math.max(0, ...used) + 1).padStart(3, '0')}`;
@@ -69,7 +61,7 @@ const seedList: Handler = (_inv, ctx) => {
 
 const threadOpen: Handler = (inv, ctx) => {
   const title = titleArg(inv.args.title!);
-  return locked(ctx, () => {
+  return withPlanningLock(ctx, () => {
     const name = freeName(slugify(title, 50) || 'thread', [threadDir(ctx, 'open'), threadDir(ctx, 'resolved')]);
     const file = path.join(threadDir(ctx, 'open'), name);
     const now = ctx.now().toISOString();
@@ -87,7 +79,7 @@ const threadList: Handler = (inv, ctx) => {
 const threadNote: Handler = (inv, ctx) => {
   const text = str(inv, '--body')!.trim();
   if (!text) throw usage('--body is empty');
-  return locked(ctx, () => {
+  return withPlanningLock(ctx, () => {
     const rec = readRecord(ctx, findRecord(ctx, threadDir(ctx, 'open'), inv.args.thread!, 'open thread'));
     const now = ctx.now().toISOString();
     const body = toDoc(rec.parsed!.split.body);
@@ -96,18 +88,18 @@ const threadNote: Handler = (inv, ctx) => {
     while (at > 0 && body.lines[at - 1]!.trim() === '') at--;
     body.lines.splice(at, end - at, '', `### ${now}`, '', ...text.split(/\r?\n/), ...(end < body.lines.length ? [''] : []));
     body.trailingNewline = true;
-    writeAtomic(rec.file, rewrite(rec, { updated: now }, fromDoc(body)));
+    writeAtomic(rec.file, rewriteRecord(rec, { updated: now }, fromDoc(body)));
     return { data: { noted: true, ...threadSummary(ctx, readRecord(ctx, rec.file)) } };
   });
 };
 
 const threadClose: Handler = (inv, ctx) =>
-  locked(ctx, () => {
+  withPlanningLock(ctx, () => {
     const rec = readRecord(ctx, findRecord(ctx, threadDir(ctx, 'open'), inv.args.thread!, 'open thread'));
     if (rec.fm.status === 'resolved') throw refused(`${ctx.rel(rec.file)} is already resolved`);
     const now = ctx.now().toISOString();
     const outcome = str(inv, '--outcome')?.trim();
-    const to = moveRecord(rec.file, threadDir(ctx, 'resolved'), rewrite(rec, { status: 'resolved', updated: now, closed: now, ...(outcome ? { outcome } : {}) }));
+    const to = moveRecord(rec.file, threadDir(ctx, 'resolved'), rewriteRecord(rec, { status: 'resolved', updated: now, closed: now, ...(outcome ? { outcome } : {}) }));
     return { data: { closed: true, slug: rec.id, path: ctx.rel(to) }, raw: ctx.rel(to) };
   });
 

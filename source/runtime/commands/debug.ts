@@ -6,7 +6,6 @@ import { bool, list, num, str } from '../cli/parse.ts';
 import type { Ctx } from '../core/context.ts';
 import { refused, usage } from '../core/errors.ts';
 import { exists, readTextIfExists, writeAtomic, writeSet } from '../core/fs.ts';
-import { withLock } from '../core/lock.ts';
 import { withFrontmatter } from '../md/frontmatter.ts';
 import {
   KNOWLEDGE_BASE,
@@ -22,10 +21,9 @@ import {
   sessionDetail,
 } from '../planning/debug-session.ts';
 import { slugify } from '../planning/phases.ts';
-import { findRecord, freeName, readRecord, titleArg, type Rec } from '../planning/records.ts';
+import { findRecord, freeName, readRecord, rewriteRecord, titleArg, withPlanningLock, type Rec } from '../planning/records.ts';
 import type { Handler } from '../main.ts';
 
-const locked = <T>(ctx: Ctx, fn: () => T): T => withLock(ctx.planningPath('.lock'), fn);
 
 function activeSession(ctx: Ctx, id: string): Rec {
   const active = debugDir(ctx, 'active');
@@ -39,13 +37,10 @@ function activeSession(ctx: Ctx, id: string): Rec {
   }
 }
 
-function rewrite(rec: Rec, changes: Record<string, string>, body: string): string {
-  return withFrontmatter({ ...rec.fm, ...changes }, body, rec.parsed!.split.yaml === null ? undefined : rec.parsed!);
-}
 
 const open: Handler = (inv, ctx) => {
   const title = titleArg(inv.args.title!);
-  return locked(ctx, () => {
+  return withPlanningLock(ctx, () => {
     const name = freeName(slugify(title, 40) || 'session', [debugDir(ctx, 'active'), debugDir(ctx, 'resolved')]);
     const file = path.join(debugDir(ctx, 'active'), name);
     const now = ctx.now().toISOString();
@@ -92,11 +87,11 @@ const update: Handler = (inv, ctx) => {
     throw usage('debug update needs at least one of --status, --hypothesis, --next, --evidence, --eliminated');
   }
   for (const [k, v] of Object.entries(changes)) if (v !== undefined && !v.trim()) throw usage(`--${k} is empty`);
-  return locked(ctx, () => {
+  return withPlanningLock(ctx, () => {
     const rec = activeSession(ctx, inv.args.session!);
     const now = ctx.now().toISOString();
     const body = applyUpdate(rec.parsed!.split.body, changes, now);
-    writeAtomic(rec.file, rewrite(rec, { ...(newStatus ? { status: newStatus } : {}), updated: now }, body));
+    writeAtomic(rec.file, rewriteRecord(rec, { ...(newStatus ? { status: newStatus } : {}), updated: now }, body));
     return { data: { saved: true, ...sessionDetail(ctx, readRecord(ctx, rec.file)) } };
   });
 };
@@ -105,7 +100,7 @@ const resolve: Handler = (inv, ctx) => {
   const rootCause = str(inv, '--root-cause')!.trim();
   const fix = str(inv, '--fix')!.trim();
   if (!rootCause || !fix) throw usage('--root-cause and --fix must say what was wrong and what changed');
-  return locked(ctx, () => {
+  return withPlanningLock(ctx, () => {
     const rec = activeSession(ctx, inv.args.session!);
     const now = ctx.now().toISOString();
     const files = (list(inv, '--files') ?? []).flatMap((f) => f.split(',')).map((f) => f.trim()).filter(Boolean);
@@ -129,7 +124,7 @@ const resolve: Handler = (inv, ctx) => {
     // One journaled write: the archived session and the knowledge base land
     // together or not at all; only then does the active file go.
     writeSet([
-      { file: archived, before: null, after: rewrite(rec, { status: 'resolved', updated: now, resolved: now }, body) },
+      { file: archived, before: null, after: rewriteRecord(rec, { status: 'resolved', updated: now, resolved: now }, body) },
       { file: kbFile, before: kbBefore, after: kbAfter },
     ]);
     fs.unlinkSync(rec.file);

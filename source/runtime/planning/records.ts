@@ -8,7 +8,8 @@ import path from 'node:path';
 import type { Ctx } from '../core/context.ts';
 import { CliError, notFound, usage } from '../core/errors.ts';
 import { exists, listDir, readText, writeAtomic } from '../core/fs.ts';
-import { readFrontmatter, type Frontmatter, type YamlMap } from '../md/frontmatter.ts';
+import { withLock } from '../core/lock.ts';
+import { readFrontmatter, withFrontmatter, type Frontmatter, type YamlMap } from '../md/frontmatter.ts';
 
 export interface Rec {
   /** File name without `.md`. */
@@ -29,6 +30,14 @@ export function recordFiles(dir: string, skip: readonly string[] = []): string[]
     .map((n) => n.slice(0, -3))
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
     .map((id) => path.join(dir, `${id}.md`));
+}
+
+/** Run `fn` under the planning lock, which every record change takes (names are picked inside it). */
+export const withPlanningLock = <T>(ctx: Ctx, fn: () => T): T => withLock(ctx.planningPath('.lock'), fn);
+
+/** The record's text with `changes` merged into its frontmatter (untouched keys keep their spelling) and `body` (default: unchanged). */
+export function rewriteRecord(rec: Rec, changes: YamlMap, body = rec.parsed!.split.body): string {
+  return withFrontmatter({ ...rec.fm, ...changes }, body, rec.parsed!.split.yaml === null ? undefined : rec.parsed!);
 }
 
 /** Strict read: a frontmatter error is the caller's error. */

@@ -332,14 +332,14 @@ s('should run install and uninstall through gsd-tools from an unzipped bundle, l
     if (entry.executable) fs.chmodSync(path.join(dir, file), 0o755);
   }
   const home = tmpDir('gsd-home-');
-  write(path.join(home, '.kimi/config.toml'), USER_CONFIG.toml!);
+  write(path.join(home, '.kimi-code/config.toml'), USER_CONFIG.toml!);
   const before = snapshot(home);
   const run = (cli: string, args: string[]) =>
     spawnSync(process.execPath, [cli, ...args], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: home, GSD_NOW: '2026-01-02T03:04:05Z' } });
-  const cli = path.join(dir, '.kimi/gsd-core/bin/gsd-tools.cjs');
+  const cli = path.join(dir, '.kimi-code/gsd-core/bin/gsd-tools.cjs');
   let r = run(cli, ['install', '--local']);
   assert.is(r.status, 2, r.stderr);
-  assert.match(r.stderr, /this is the global bundle of Kimi CLI; --local needs the local bundle \(gsd-kimi-local-/);
+  assert.match(r.stderr, /this is the global bundle of Kimi Code; --local needs the local bundle \(gsd-kimi-local-/);
   r = run(cli, ['install', '--global', '--dry-run']);
   assert.is(r.status, 0, r.stderr);
   assert.ok((JSON.parse(r.stdout) as Report).dryRun);
@@ -347,10 +347,10 @@ s('should run install and uninstall through gsd-tools from an unzipped bundle, l
   r = run(cli, ['install', '--global', '--raw']);
   assert.is(r.status, 0, r.stderr);
   assert.match(r.stdout, /^install GSD \S+ for kimi \(global\) at /);
-  const config = fs.readFileSync(path.join(home, '.kimi/config.toml'), 'utf8');
+  const config = fs.readFileSync(path.join(home, '.kimi-code/config.toml'), 'utf8');
   assert.ok(config.startsWith(USER_CONFIG.toml!), 'the user text is untouched; GSD appends its block');
   assert.ok((parseToml(config) as { hooks: unknown[] }).hooks.length > 1);
-  r = run(path.join(home, '.kimi/gsd-core/bin/gsd-tools.cjs'), ['uninstall']);
+  r = run(path.join(home, '.kimi-code/gsd-core/bin/gsd-tools.cjs'), ['uninstall']);
   assert.is(r.status, 0, r.stderr);
   assert.equal([...snapshot(home)], [...before], 'uninstall from the installed copy restores the tree');
 });
