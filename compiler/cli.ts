@@ -441,7 +441,7 @@ async function runSite(args: string[], io: Io): Promise<number> {
       io.err(`${profilesPath}: warning: not read, the agent pages show no models (${(error as Error).message})`);
     }
   }
-  const tree = buildSite({ ir: compiled.ir, targets: compiled.targets, budgetRows: compiled.budgetRows, hooks: compiled.hooks, version: compiled.version, modelProfiles });
+  const tree = buildSite({ ir: compiled.ir, targets: compiled.targets, budgetRows: compiled.budgetRows, hooks: compiled.hooks, version: compiled.version, modelProfiles, validatedBy: readValidatedBy(REPO_ROOT) });
   const out = values.out ?? path.join('dist', 'site');
   await writeTrees(path.dirname(out), new Map([[path.basename(out), tree]]));
   const pages = [...tree.keys()].filter((file) => file.endsWith('.html')).length;

@@ -14,6 +14,8 @@ export interface SiteInput {
   version: string;
   /** The corpus's runtime/model-profiles.json as parsed, or null when it has none. */
   modelProfiles: unknown;
+  /** Target id → the real program that loads its bundles (scripts/runtimes/validated.json); absent ids are checked by goldens only. */
+  validatedBy: Readonly<Record<string, string>>;
 }
 
 export interface Page {

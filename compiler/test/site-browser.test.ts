@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { REPO_ROOT } from '../pipeline.ts';
 import { DEFAULT_TARGETS_DIR, loadTargets } from '../targets/load-targets.ts';
-import { matrixRows } from '../report/support-matrix.ts';
+import { matrixRows, readValidatedBy } from '../report/support-matrix.ts';
 import { suite, assert } from './harness.ts';
 import { builtSite } from './site-support.ts';
 
@@ -117,11 +117,12 @@ browser('should read the runtime matrix as the target definitions give it', asyn
   await page.locator('header nav a', { hasText: 'Runtimes' }).click();
   await page.waitForURL(/\/runtimes\.html$/);
   const { targets } = await loadTargets(DEFAULT_TARGETS_DIR);
-  const expected = matrixRows(targets);
+  const expected = matrixRows(targets, readValidatedBy(REPO_ROOT));
   const rows = await page.locator('#matrix + table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
   assert.is(rows.length, expected.length);
   for (const [index, row] of expected.entries()) {
     assert.equal(rows[index]!.slice(0, 3), [row.runtime, row.scope, row.root], `row ${index + 1}`);
+    assert.is(rows[index]![7], row.validation, `row ${index + 1}: validated by`);
   }
   await shot(page, '5-runtimes');
 });

@@ -8,15 +8,15 @@ import { markdownInline } from '../parse-markdown.ts';
 import { heading, paragraph, table, text } from '../util/mdast.ts';
 
 export function runtimesPage(context: SiteContext): Page {
-  const rows = matrixRows(context.input.targets);
+  const rows = matrixRows(context.input.targets, context.input.validatedBy);
   const content: RootContent[] = [
     paragraph(
-      `${context.input.targets.length} runtimes. Each install writes into one root: under the home folder for the global scope (the environment variable in brackets moves it), inside the project for the local scope. Paths are relative to the home folder or the project.`,
+      `${context.input.targets.length} runtimes. Each install writes into one root: under the home folder for the global scope (the environment variable in brackets moves it), inside the project for the local scope. Paths are relative to the home folder or the project. "Validated by" names the runtime's own program that loads the bundles in \`npm run test:runtimes\`; the others are checked by golden files only.`,
     ),
     heading(2, 'matrix', 'Runtime matrix'),
     table(
-      ['Runtime', 'Scope', 'Root (env override)', 'Commands', 'Invocation', 'Agents', 'Config and hooks'],
-      rows.map((row) => [text(row.runtime), text(row.scope), cell(row.root), cell(row.commands), cell(row.invocation), cell(row.agents), cell(row.config)]),
+      ['Runtime', 'Scope', 'Root (env override)', 'Commands', 'Invocation', 'Agents', 'Config and hooks', 'Validated by'],
+      rows.map((row) => [text(row.runtime), text(row.scope), cell(row.root), cell(row.commands), cell(row.invocation), cell(row.agents), cell(row.config), cell(row.validation)]),
     ),
   ];
   return { path: 'runtimes.html', title: 'Runtime matrix', kind: 'page', summary: 'Where each runtime installs commands, agents, config and hooks, per scope.', content };
