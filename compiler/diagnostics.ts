@@ -41,7 +41,7 @@ export const DIAGNOSTIC_CODES = {
   'target-schema': 'a target definition does not match schemas/target.schema.json',
   'hooks-schema': 'hooks/hooks.json does not match schemas/hooks.schema.json, or names a missing script',
   'emit-foreign-path': "emitted text names another runtime's root",
-  'limit-exceeded': "an emitted file or frontmatter value is over a limit the runtime documents",
+  'limit-exceeded': "an emitted file or frontmatter value breaks a limit the runtime documents (a size, a value pattern, text it would rewrite)",
 } as const;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

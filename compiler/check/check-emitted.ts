@@ -1,5 +1,6 @@
 // Checks on built bundles: no other runtime's root leaks into this one, and
-// every file and frontmatter value is within the limits the runtime documents.
+// every file and frontmatter value is within the limits the runtime documents
+// (sizes, value patterns, and text the runtime would rewrite).
 import { LineCounter, parseDocument, isMap, isPair, isScalar } from 'yaml';
 import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { VirtualTree } from '../emit/emit-bundle.ts';
@@ -114,7 +115,8 @@ export function checkLimits(bundle: string, tree: VirtualTree, limits: readonly 
       if (limit.maxBytes !== undefined && bytes > limit.maxBytes) {
         diagnostics.push(diagnostic(`${bundle}/${path}`, 1, 1, 'limit-exceeded', `expected at most ${limit.maxBytes} bytes (${limit.reason}), found ${bytes}`));
       }
-      if (limit.frontmatterKey && limit.maxChars !== undefined && typeof file.contents === 'string') {
+      if (typeof file.contents !== 'string') continue;
+      if (limit.frontmatterKey && limit.maxChars !== undefined) {
         const value = frontmatterValue(file.contents, limit.frontmatterKey);
         if (value && [...value.text].length > limit.maxChars) {
           diagnostics.push(
@@ -122,7 +124,26 @@ export function checkLimits(bundle: string, tree: VirtualTree, limits: readonly 
           );
         }
       }
+      if (limit.frontmatterKey && limit.pattern !== undefined) {
+        const value = frontmatterValue(file.contents, limit.frontmatterKey);
+        if (value && !new RegExp(limit.pattern).test(value.text)) {
+          diagnostics.push(diagnostic(`${bundle}/${path}`, value.line, value.column, 'limit-exceeded', `expected "${limit.frontmatterKey}" matching /${limit.pattern}/ (${limit.reason}), found "${value.text}"`));
+        }
+      }
+      if (limit.forbidden !== undefined) diagnostics.push(...forbiddenText(`${bundle}/${path}`, file.contents, limit.forbidden, limit.reason));
     }
+  }
+  return diagnostics;
+}
+
+/** One diagnostic per match of `forbidden` in the body (the text after a leading frontmatter block). */
+function forbiddenText(file: string, text: string, forbidden: string, reason: string): Diagnostic[] {
+  const bodyStart = /^---\n[\s\S]*?\n---\n/.exec(text)?.[0].length ?? 0;
+  const diagnostics: Diagnostic[] = [];
+  for (const match of text.slice(bodyStart).matchAll(new RegExp(forbidden, 'g'))) {
+    const offset = bodyStart + match.index;
+    const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+    diagnostics.push(diagnostic(file, countLines(text, offset), offset - lineStart + 1, 'limit-exceeded', `expected text the runtime keeps as written (${reason}), found "${match[0]}"`));
   }
   return diagnostics;
 }

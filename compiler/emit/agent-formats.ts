@@ -1,11 +1,9 @@
 // Agent file formats: Markdown (source frontmatter kept, or rewritten by the
-// target's rules), Codex custom-agent TOML, and Kimi's YAML agent spec with a
-// separate prompt file.
-import { Document } from 'yaml';
+// target's rules) and Codex custom-agent TOML.
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import type { IrNode } from '../ir/types.ts';
 import type { AgentSurface } from '../targets/target-types.ts';
-import { mapTools, renderFrontmatter } from './render-frontmatter.ts';
+import { renderFrontmatter } from './render-frontmatter.ts';
 import { renderString, renderText, type RenderContext } from './render-text.ts';
 
 export interface AgentFile {
@@ -28,12 +26,8 @@ export function renderAgents(agents: readonly IrNode[], surface: AgentSurface, c
       case 'codex-toml':
         files.push({ path: file, contents: codexAgentToml(agent, surface, body.replace(/^\n+/, ''), context), source: agent.path });
         break;
-      case 'kimi-yaml':
-        files.push(...kimiAgent(agent, surface, body.replace(/^\n+/, ''), context, file));
-        break;
     }
   }
-  if (surface.format === 'kimi-yaml' && surface.index) files.push(kimiIndex(agents, surface, context, at));
   return files;
 }
 
@@ -102,54 +96,6 @@ function codexAgentToml(agent: IrNode, surface: AgentSurface, body: string, cont
 function tomlMultilineLiteral(text: string): string | null {
   if (text.includes("'''") || /[\u0000-\u0008\u000B-\u001F\u007F]/.test(text) || text.endsWith("'")) return null;
   return `'''\n${text}'''`;
-}
-
-/**
- * Kimi: `<name>.yaml` (agent spec) next to `<name>.md` (its system prompt).
- * Kimi's spec has no description field (the root agent's `subagents` map
- * carries it); `allowed_tools` repeats `tools` so the Agent tool lists the
- * subagent's real tools instead of "all".
- */
-function kimiAgent(agent: IrNode, surface: AgentSurface, body: string, context: RenderContext, file: string): AgentFile[] {
-  const prompt = file.replace(/\.ya?ml$/, '.md');
-  const tools = mapTools(toolList(agent.frontmatter?.data?.['tools']), surface.toolMap ? context.target.toolMaps?.[surface.toolMap] : undefined);
-  const spec = {
-    version: 1,
-    agent: {
-      name: agent.name,
-      system_prompt_path: `./${prompt.split('/').pop()}`,
-      tools,
-      allowed_tools: [...tools],
-    },
-  };
-  return [
-    { path: file, contents: new Document(spec).toString({ lineWidth: 0 }), source: agent.path },
-    { path: prompt, contents: kimiPrompt(body, agent.path), source: agent.path },
-  ];
-}
-
-/**
- * Kimi renders a system prompt as a Jinja template (`${…}` variables, `{% … %}`
- * blocks, undefined names fatal), so the agent text goes inside a raw block:
- * shell `${VAR}` and braces stay literal. Only the working directory, which
- * Kimi's file tools need for absolute paths, is filled in by Kimi.
- */
-function kimiPrompt(body: string, source: string): string {
-  if (/\{%[-+]?\s*endraw\b/.test(body)) throw new Error(`internal: ${source} contains a Jinja endraw tag; its Kimi prompt cannot be kept literal`);
-  return `Working directory: \${KIMI_WORK_DIR}\n\n{% raw %}\n${body}{% endraw %}\n`;
-}
-
-/** Kimi's root agent: the default agent extended with every GSD subagent. */
-function kimiIndex(agents: readonly IrNode[], surface: AgentSurface, context: RenderContext, at: PathOf): AgentFile {
-  const index = at(surface.index!);
-  const folder = index.split('/').slice(0, -1).join('/');
-  const subagents: Record<string, { path: string; description: string }> = {};
-  for (const agent of agents) {
-    const file = at(surface.path, { name: agent.name });
-    subagents[agent.name] = { path: `./${file.slice(folder.length + 1)}`, description: agentDescription(agent, context) };
-  }
-  const spec = { version: 1, agent: { extend: 'default', name: 'gsd', subagents } };
-  return { path: index, contents: new Document(spec).toString({ lineWidth: 0 }) };
 }
 
 export function toolList(tools: unknown): string[] {

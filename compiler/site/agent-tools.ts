@@ -53,8 +53,6 @@ function toolsFor(agent: IrNode, surface: AgentSurface, definition: TargetDefini
       const writes = surface.sandbox && source.some((tool) => surface.sandbox!.writeTools.includes(tool));
       return { tools: null, how: surface.sandbox ? `no tool list; sandbox_mode = ${writes ? surface.sandbox.write : surface.sandbox.readOnly}` : 'no tool list' };
     }
-    case 'kimi-yaml':
-      return { tools: mapTools(source, surface.toolMap ? maps[surface.toolMap] : undefined), how: `tools and allowed_tools lists${surface.toolMap ? `, through tool map ${surface.toolMap}` : ''}` };
     case 'markdown': {
       if (!surface.frontmatter) return { tools: source, how: 'frontmatter kept as written' };
       const listed = surface.frontmatter.find((rule) => rule.from === 'tools' || rule.from === 'allowed-tools');

@@ -50,13 +50,10 @@ export interface CommandSurface {
 }
 
 export interface AgentSurface {
-  format: 'markdown' | 'codex-toml' | 'kimi-yaml';
+  format: 'markdown' | 'codex-toml';
   path: string;
   frontmatter?: FrontmatterRule[];
   sandbox?: { writeTools: string[]; write: string; readOnly: string };
-  /** kimi-yaml: the root agent file that lists every subagent. */
-  index?: string;
-  toolMap?: string;
   /** markdown: an agent file over `maxBytes` becomes frontmatter + `body` ({file}, {name}); its prompt moves to `path`. */
   spill?: { maxBytes: number; path: string; body: string };
 }
@@ -89,9 +86,12 @@ export interface Limit {
   /** Regular expression over bundle paths. */
   files: string;
   maxBytes?: number;
-  /** With maxChars: a frontmatter key whose value is capped. */
+  /** With maxChars: a frontmatter key whose value is capped; with pattern: one whose value must match. */
   frontmatterKey?: string;
   maxChars?: number;
+  pattern?: string;
+  /** A regular expression no text of the body (after the frontmatter) may match: text the runtime would rewrite. */
+  forbidden?: string;
   reason: string;
 }
 

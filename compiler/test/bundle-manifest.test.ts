@@ -54,7 +54,7 @@ manifests('should mark exactly the shared config files as merged, in their forma
   assert.equal(merged('claude/global'), { '.claude/settings.json': 'json' });
   assert.equal(merged('codex/global'), { '.codex/config.toml': 'toml', '.codex/hooks.json': 'json' });
   assert.equal(merged('copilot/local'), { '.github/copilot-instructions.md': 'markdown' }, 'hooks/gsd.json is a file GSD owns');
-  assert.equal(merged('kimi/global'), { '.kimi/config.toml': 'toml' });
+  assert.equal(merged('kimi/global'), { '.kimi-code/config.toml': 'toml' });
   assert.equal(merged('kimi/local'), {});
   assert.equal(merged('opencode/global'), { '.config/opencode/opencode.json': 'json' });
   assert.equal(merged('kilo/global'), { '.config/kilo/kilo.jsonc': 'json' });

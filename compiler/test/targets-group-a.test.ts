@@ -1,8 +1,9 @@
-// The opencode, kilo, kimi and copilot targets: where each surface lands in
-// both scopes, the frontmatter each runtime reads, slash syntax and
-// {{GSD_ARGS}}, tool maps, hook registration in each runtime's format, that
-// no bundle names a root but its own, and the limits they document (with a
-// failing fixture, and agent prompts that spill instead of breaking a cap).
+// The opencode, kilo, kimi (Kimi Code) and copilot targets: where each surface
+// lands in both scopes, the frontmatter each runtime reads, slash syntax and
+// $ARGUMENTS or {{GSD_ARGS}}, tool maps, hook registration in each runtime's
+// format, that no bundle names a root but its own, and the limits they
+// document (with failing fixtures, and agent prompts that spill instead of
+// breaking a cap).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -23,13 +24,13 @@ const FIXTURE_DIR = path.join(FIXTURES, 'targets-group-a');
 const ROOTS: Record<Id, Record<ScopeId, string>> = {
   opencode: { global: '.config/opencode', local: '.opencode' },
   kilo: { global: '.config/kilo', local: '.kilo' },
-  kimi: { global: '.kimi', local: '.kimi' },
+  kimi: { global: '.kimi-code', local: '.kimi-code' },
   copilot: { global: '.copilot', local: '.github' },
 };
 const ENV: Record<Id, string[]> = {
   opencode: ['OPENCODE_CONFIG_DIR', 'XDG_CONFIG_HOME'],
   kilo: ['KILO_CONFIG_DIR', 'XDG_CONFIG_HOME'],
-  kimi: ['KIMI_SHARE_DIR'],
+  kimi: ['KIMI_CODE_HOME'],
   copilot: ['COPILOT_HOME'],
 };
 /** The one invocation surface of each runtime, per command stem. */
@@ -40,9 +41,12 @@ const COMMAND_PATH: Record<Id, (root: string, stem: string) => string> = {
   copilot: (root, stem) => `${root}/skills/gsd-${stem}/SKILL.md`,
 };
 const SLASH: Record<Id, string> = { opencode: '/gsd-', kilo: '/gsd-', kimi: '/skill:gsd-', copilot: '/gsd-' };
-/** Hook events each runtime documents (Kimi CLI hooks; Copilot CLI hooks reference, both spellings). */
-const KIMI_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'UserPromptSubmit', 'Stop', 'StopFailure', 'SessionStart', 'SessionEnd', 'SubagentStart', 'SubagentStop', 'PreCompact', 'PostCompact', 'Notification']);
-const KIMI_TOOLS = new Set(['Agent', 'AskUserQuestion', 'SetTodoList', 'Shell', 'ReadFile', 'ReadMediaFile', 'Glob', 'Grep', 'WriteFile', 'StrReplaceFile', 'SearchWeb', 'FetchURL']);
+/** Hook events each runtime accepts (Kimi Code 2.1.0's config schema, HOOK_EVENT_TYPES; Copilot CLI hooks reference, both spellings). */
+const KIMI_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionRequest', 'PermissionResult', 'UserPromptSubmit', 'UserPromptQueued', 'TurnStarted', 'Stop', 'StopFailure', 'Interrupt', 'SessionStart', 'SessionEnd', 'SessionHeartbeat', 'SubagentStart', 'SubagentStop', 'TaskStarted', 'PreCompact', 'PostCompact', 'Notification']);
+/** Kimi Code 2.1.0's built-in tool names (what a profile's tools list and a hook matcher name). */
+const KIMI_TOOLS = new Set(['Agent', 'AgentSwarm', 'AskUserQuestion', 'Bash', 'Edit', 'FetchURL', 'Glob', 'Grep', 'Read', 'ReadMediaFile', 'Skill', 'TodoList', 'WebSearch', 'Write']);
+/** Names Kimi Code fills in an agent prompt (renderPrompt over systemPromptVars and base_prompt). */
+const KIMI_PROMPT_VARIABLES = /\$\{(?:role_additional|product_name|reply_style_guide|notify_user_guidance|os|windows_notes|shell|cwd|cwd_listing|agents_md|additional_dirs_info|additional_dirs_section|skills|skills_section|plugin_sections|base_prompt)\}/;
 const COPILOT_EVENTS = new Set(['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SubagentStop', 'PreCompact', 'subagentStart', 'permissionRequest', 'notification', 'errorOccurred']);
 const COPILOT_AGENT_TOOLS = new Set(['read', 'edit', 'execute', 'search', 'agent', 'web', 'todo']);
 const OPENCODE_PERMISSIONS = ['read', 'edit', 'glob', 'grep', 'bash', 'webfetch', 'websearch', 'todowrite', 'question', 'skill', 'task'];
@@ -112,10 +116,9 @@ group('should write agents where each runtime discovers them', () => {
       assert.ok(tree('opencode', scope).has(`${ROOTS.opencode[scope]}/agents/${agent.name}.md`));
       assert.ok(tree('kilo', scope).has(`${ROOTS.kilo[scope]}/agents/${agent.name}.md`));
       assert.ok(tree('copilot', scope).has(`${ROOTS.copilot[scope]}/agents/${agent.name}.agent.md`));
-      assert.ok(tree('kimi', scope).has(`.kimi/agents/subagents/${agent.name}.yaml`));
-      assert.ok(tree('kimi', scope).has(`.kimi/agents/subagents/${agent.name}.md`));
+      assert.ok(tree('kimi', scope).has(`.kimi-code/agents/${agent.name}.md`));
     }
-    assert.ok(tree('kimi', scope).has('.kimi/agents/gsd.yaml'));
+    assert.is([...tree('kimi', scope).keys()].filter((file) => file.startsWith('.kimi-code/agents/')).length, agents().length, 'one profile per agent, nothing else Kimi Code would scan');
   }
 });
 
@@ -160,7 +163,7 @@ group('should write Kimi and Copilot skills in the Agent Skills shape', () => {
   for (const scope of SCOPES) {
     for (const stem of stems()) {
       const source = compiled.ir.nodes.find((node) => node.kind === 'command' && node.name === stem)!.frontmatter!.data!;
-      const kimi = frontmatter(text('kimi', scope, COMMAND_PATH.kimi('.kimi', stem)));
+      const kimi = frontmatter(text('kimi', scope, COMMAND_PATH.kimi('.kimi-code', stem)));
       assert.equal(kimi, { name: `gsd-${stem}`, description: source['description'] });
       const copilot = frontmatter(text('copilot', scope, COMMAND_PATH.copilot(ROOTS.copilot[scope], stem)));
       assert.equal(Object.keys(copilot), ['name', 'description', 'allowed-tools']);
@@ -179,11 +182,12 @@ group('should render command mentions and $ARGUMENTS in each runtime\'s syntax',
       const all = files.map(([, contents]) => contents).join('\n');
       assert.ok(all.includes(`${SLASH[id]}execute-phase`), `${id}/${scope}`);
       if (id === 'kimi') {
-        for (const [file, contents] of files) assert.not.match(contents, /(?<![\w.\/:])\/gsd-(?!core\/)[a-z]/, `${id}/${scope}/${file} keeps a /gsd- mention`);
+        // A path such as ${TMPDIR:-/tmp}/gsd-pr-1.md is not a mention.
+        for (const [file, contents] of files) assert.not.match(contents, /(?<![\w.\/:}])\/gsd-(?!core\/)[a-z]/, `${id}/${scope}/${file} keeps a /gsd- mention`);
       }
-      const native = id === 'opencode' || id === 'kilo';
+      const native = id === 'opencode' || id === 'kilo' || id === 'kimi';
       for (const [file, contents] of files) {
-        // OpenCode and Kilo expand $ARGUMENTS in commands; Kimi and Copilot skills get {{GSD_ARGS}}, defined by their preamble.
+        // OpenCode, Kilo and Kimi Code expand $ARGUMENTS themselves; Copilot skills get {{GSD_ARGS}}, defined by their preamble.
         if (native) assert.not.ok(contents.includes('{{GSD_ARGS}}'), `${id}/${scope}/${file}`);
         else assert.not.match(contents, /\$ARGUMENTS/, `${id}/${scope}/${file}`);
       }
@@ -203,12 +207,12 @@ group('should address the bundle root home-relative globally and project-relativ
   assert.match(text('opencode', 'global', '.config/opencode/commands/gsd-plan-phase.md'), /^@~\/\.config\/opencode\/gsd-core\/workflows\/plan-phase\.md$/m);
   assert.match(text('opencode', 'local', '.opencode/commands/gsd-plan-phase.md'), /^@\.opencode\/gsd-core\/workflows\/plan-phase\.md$/m);
   assert.match(text('kilo', 'global', '.config/kilo/gsd-core/workflows/plan-phase.md'), /"\$HOME\/\.config\/kilo\/gsd-core\/bin\/gsd-tools\.cjs"/);
-  assert.match(text('kimi', 'global', '.kimi/skills/gsd-plan-phase/SKILL.md'), /^@~\/\.kimi\/gsd-core\/workflows\/plan-phase\.md$/m);
-  assert.match(text('kimi', 'local', '.kimi/skills/gsd-plan-phase/SKILL.md'), /^@\.kimi\/gsd-core\/workflows\/plan-phase\.md$/m);
+  assert.match(text('kimi', 'global', '.kimi-code/skills/gsd-plan-phase/SKILL.md'), /^@~\/\.kimi-code\/gsd-core\/workflows\/plan-phase\.md$/m);
+  assert.match(text('kimi', 'local', '.kimi-code/skills/gsd-plan-phase/SKILL.md'), /^@\.kimi-code\/gsd-core\/workflows\/plan-phase\.md$/m);
   assert.match(text('copilot', 'global', '.copilot/skills/gsd-plan-phase/SKILL.md'), /^@~\/\.copilot\/gsd-core\/workflows\/plan-phase\.md$/m);
   assert.match(text('copilot', 'local', '.github/skills/gsd-plan-phase/SKILL.md'), /^@\.github\/gsd-core\/workflows\/plan-phase\.md$/m);
   for (const id of GROUP) {
-    for (const [file, contents] of corpusText(id, 'local')) assert.not.match(contents, /(?:~|\$HOME)\/\.(?:config\/opencode|config\/kilo|kimi|copilot)\b/, `${id}/local/${file}`);
+    for (const [file, contents] of corpusText(id, 'local')) assert.not.match(contents, /(?:~|\$HOME)\/\.(?:config\/opencode|config\/kilo|kimi-code|copilot)\b/, `${id}/local/${file}`);
   }
 });
 
@@ -216,10 +220,10 @@ group('should name no root but the runtime\'s own', () => {
   const { diagnostics } = emitBundles(compiled, GROUP.flatMap((target) => SCOPES.map((scope) => ({ target, scope }))));
   assert.equal(diagnostics, []);
   const foreign: Record<Id, RegExp> = {
-    opencode: /\.claude\b|\.kilo\/|\.kimi\/|\.copilot\/|\.github\/|\.codex\//,
-    kilo: /\.claude\b|\.opencode\/|\.kimi\/|\.copilot\/|\.github\/|\.codex\//,
+    opencode: /\.claude\b|\.kilo\/|\.kimi-code\/|\.copilot\/|\.github\/|\.codex\//,
+    kilo: /\.claude\b|\.opencode\/|\.kimi-code\/|\.copilot\/|\.github\/|\.codex\//,
     kimi: /\.claude\b|\.opencode\/|\.kilo\/|\.copilot\/|\.github\/|\.codex\//,
-    copilot: /\.claude\b|\.opencode\/|\.kilo\/|\.kimi\/|\.codex\//,
+    copilot: /\.claude\b|\.opencode\/|\.kilo\/|\.kimi-code\/|\.codex\//,
   };
   for (const id of GROUP) {
     for (const scope of SCOPES) {
@@ -228,33 +232,28 @@ group('should name no root but the runtime\'s own', () => {
   }
 });
 
-group('should write Kimi agents as YAML specs with module-path tools and Jinja-safe prompts', () => {
+group('should write Kimi Code agents as Markdown profiles naming Kimi Code\'s tools', () => {
   for (const scope of SCOPES) {
-    const index = parseYaml(text('kimi', scope, '.kimi/agents/gsd.yaml')) as { version: number; agent: { extend: string; name: string; subagents: Record<string, { path: string; description: string }> } };
-    assert.is(index.version, 1);
-    assert.is(index.agent.extend, 'default', 'keeps Kimi\'s own system prompt and tools');
-    assert.is(index.agent.name, 'gsd');
-    assert.equal(Object.keys(index.agent.subagents).sort(), agents().map((agent) => agent.name).sort());
     for (const agent of agents()) {
-      assert.is(index.agent.subagents[agent.name]!.path, `./subagents/${agent.name}.yaml`);
-      assert.match(index.agent.subagents[agent.name]!.description, /\/skill:gsd-/);
-      const spec = parseYaml(text('kimi', scope, `.kimi/agents/subagents/${agent.name}.yaml`)) as { version: number; agent: Record<string, unknown> };
-      assert.equal(Object.keys(spec.agent), ['name', 'system_prompt_path', 'tools', 'allowed_tools']);
-      assert.is(spec.agent['system_prompt_path'], `./${agent.name}.md`);
-      const tools = spec.agent['tools'] as string[];
-      assert.equal(spec.agent['allowed_tools'], tools);
-      for (const tool of tools) assert.match(tool, /^kimi_cli\.tools\.[a-z_.]+:[A-Z][A-Za-z]+$/);
-      assert.ok(!tools.some((tool) => tool.endsWith(':Agent') || tool.endsWith(':AskUserQuestion')), 'Kimi subagents neither spawn agents nor ask the user');
+      const file = text('kimi', scope, `.kimi-code/agents/${agent.name}.md`);
+      const data = frontmatter(file);
+      assert.equal(Object.keys(data), ['name', 'description', 'tools']);
+      assert.match(String(data['name']), /^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'Kimi Code skips a profile whose name is not kebab-case');
+      assert.is(data['name'], agent.name);
+      assert.match(String(data['description']), /\/skill:gsd-/);
+      const tools = data['tools'] as string[];
+      assert.ok(tools.length > 0, 'a profile without tools gets every tool, Agent included');
+      for (const tool of tools) assert.ok(KIMI_TOOLS.has(tool), tool);
+      assert.not.ok(tools.includes('Agent') || tools.includes('AskUserQuestion'), 'GSD agents neither spawn agents nor ask the user');
       const declared = String(agent.frontmatter!.data!['tools']);
-      assert.is(tools.includes('kimi_cli.tools.shell:Shell'), /\bBash\b/.test(declared), agent.name);
-      const prompt = text('kimi', scope, `.kimi/agents/subagents/${agent.name}.md`);
-      assert.match(prompt, /^Working directory: \$\{KIMI_WORK_DIR\}\n\n\{% raw %\}\n[\s\S]*\{% endraw %\}\n$/);
-      assert.not.match(prompt, /@GSD core\//, 'no broken includes');
+      assert.is(tools.includes('Bash'), /\bBash\b/.test(declared), agent.name);
+      assert.is(tools.includes('FetchURL'), /\bWebFetch\b/.test(declared), agent.name);
+      // The body is the whole system prompt, rendered by Kimi Code as a template: none of its variable names may appear.
+      assert.not.match(file.slice(file.indexOf('\n---\n') + 5), KIMI_PROMPT_VARIABLES, agent.name);
     }
   }
-  assert.equal((parseYaml(text('kimi', 'global', '.kimi/agents/subagents/gsd-plan-checker.yaml')) as { agent: { tools: string[] } }).agent.tools, [
-    'kimi_cli.tools.file:ReadFile', 'kimi_cli.tools.shell:Shell', 'kimi_cli.tools.file:Glob', 'kimi_cli.tools.file:Grep',
-  ]);
+  assert.equal(frontmatter(text('kimi', 'global', '.kimi-code/agents/gsd-plan-checker.md'))['tools'], ['Read', 'Bash', 'Glob', 'Grep']);
+  assert.equal(frontmatter(text('kimi', 'local', '.kimi-code/agents/gsd-planner.md'))['tools'], ['Read', 'Write', 'Bash', 'Glob', 'Grep', 'FetchURL']);
 });
 
 group('should write Copilot agents as .agent.md with Copilot tool aliases', () => {
@@ -277,8 +276,15 @@ group('should write the Copilot instructions block and Kimi and Copilot preamble
     assert.match(instructions, /`\/gsd-help`/);
   }
   assert.not.ok([...tree('copilot', 'local').keys()].some((file) => file.endsWith('AGENTS.md')), 'AGENTS.md is shared with other runtimes');
-  assert.match(text('kimi', 'global', '.kimi/skills/gsd-help/SKILL.md'), /kimi --agent-file ~\/\.kimi\/agents\/gsd\.yaml/);
-  assert.match(text('kimi', 'local', '.kimi/skills/gsd-help/SKILL.md'), /kimi --agent-file \.kimi\/agents\/gsd\.yaml/);
+  assert.match(text('kimi', 'global', '.kimi-code/skills/gsd-help/SKILL.md'), /profiles in `~\/\.kimi-code\/agents\/`/);
+  assert.match(text('kimi', 'local', '.kimi-code/skills/gsd-help/SKILL.md'), /profiles in this project's `\.kimi-code\/agents\/`/);
+  for (const scope of SCOPES) {
+    const skill = text('kimi', scope, '.kimi-code/skills/gsd-help/SKILL.md');
+    const notes = skill.slice(skill.indexOf('<kimi_skill_notes>'), skill.indexOf('</kimi_skill_notes>'));
+    assert.match(notes, /WebFetch is FetchURL and TodoWrite is TodoList/);
+    // The legacy Kimi CLI's names, and a placeholder Kimi Code would fill inside the notes themselves.
+    assert.not.match(notes, /ReadFile|WriteFile|StrReplaceFile|Shell|SetTodoList|SearchWeb|--agent-file|\$ARGUMENTS|\{\{GSD_ARGS\}\}/);
+  }
 });
 
 group('should register hooks in Kimi\'s config.toml and Copilot\'s hook file, and nowhere else', () => {
@@ -286,19 +292,20 @@ group('should register hooks in Kimi\'s config.toml and Copilot\'s hook file, an
   for (const id of ['opencode', 'kilo'] as const) {
     for (const scope of SCOPES) assert.not.ok([...tree(id, scope).keys()].some((file) => file.includes('/hooks/')), `${id}: no hook registry, no scripts`);
   }
-  assert.not.ok([...tree('kimi', 'local').keys()].some((file) => file.includes('/hooks/') || file.endsWith('config.toml')), 'Kimi reads hooks from the user config only');
+  assert.not.ok([...tree('kimi', 'local').keys()].some((file) => file.includes('/hooks/') || file.endsWith('.toml')), 'Kimi Code reads hooks from the user config only');
   if (!hasRegistry) return;
-  const registered = compiled.hooks.filter((hook) => !hook.optIn && hook.event !== 'StatusLine');
-  const kimi = parseToml(text('kimi', 'global', '.kimi/config.toml')) as { hooks: Record<string, unknown>[] };
+  const registered = compiled.hooks.filter((hook) => !hook.optIn && hook.event !== 'StatusLine' && hook.event !== 'PermissionRequest');
+  const kimi = parseToml(text('kimi', 'global', '.kimi-code/config.toml')) as { hooks: Record<string, unknown>[] };
   assert.is(kimi.hooks.length, registered.length);
   for (const hook of kimi.hooks) {
     for (const key of Object.keys(hook)) assert.ok(['event', 'matcher', 'command', 'timeout'].includes(key), key);
     assert.ok(KIMI_EVENTS.has(String(hook['event'])), String(hook['event']));
-    if (hook['matcher'] !== undefined) for (const tool of String(hook['matcher']).split('|')) assert.ok(KIMI_TOOLS.has(tool), tool);
-    assert.match(String(hook['command']), /^node "\$\{KIMI_SHARE_DIR:-\$HOME\/\.kimi\}\/hooks\/gsd-[a-z-]+\.(?:js|sh)" --runtime kimi$/);
+    // Kimi Code tests a matcher as an unanchored regular expression: each name is anchored, or Read would also match ReadMediaFile.
+    if (hook['matcher'] !== undefined) for (const tool of String(hook['matcher']).split('|')) assert.ok(/^\^\w+\$$/.test(tool) && KIMI_TOOLS.has(tool.slice(1, -1)), tool);
+    assert.match(String(hook['command']), /^node "\$\{KIMI_CODE_HOME:-\$HOME\/\.kimi-code\}\/hooks\/gsd-[a-z-]+\.(?:js|sh)" --runtime kimi$/);
     assert.ok(Number(hook['timeout']) >= 1 && Number(hook['timeout']) <= 600);
     const script = /hooks\/(.+)" --runtime kimi$/.exec(String(hook['command']))![1]!;
-    assert.ok(tree('kimi', 'global').has(`.kimi/hooks/${script}`), script);
+    assert.ok(tree('kimi', 'global').has(`.kimi-code/hooks/${script}`), script);
   }
   for (const scope of SCOPES) {
     const root = ROOTS.copilot[scope];
@@ -321,12 +328,14 @@ group('should register hooks in Kimi\'s config.toml and Copilot\'s hook file, an
   }
 });
 
-group('should declare the size limits each runtime documents', () => {
-  const limits = (id: Id, scope: ScopeId) => (definition(id).scopes[scope]!.limits ?? []).map((limit) => `${limit.frontmatterKey ?? 'bytes'}:${limit.maxChars ?? limit.maxBytes}`);
+group('should declare the limits each runtime documents', () => {
+  const limits = (id: Id, scope: ScopeId) =>
+    (definition(id).scopes[scope]!.limits ?? []).map((limit) => (limit.forbidden ? `no:${limit.forbidden}` : `${limit.frontmatterKey ?? 'bytes'}:${limit.maxChars ?? limit.maxBytes ?? limit.pattern}`));
   for (const scope of SCOPES) {
     assert.equal(limits('opencode', scope), []);
     assert.equal(limits('kilo', scope), []);
-    assert.equal(limits('kimi', scope), ['description:1024', 'name:64']);
+    // Kimi Code caps no skill name or description; it skips a profile with a non-kebab name and rewrites template text.
+    assert.equal(limits('kimi', scope), ['name:^[a-z0-9]+(?:-[a-z0-9]+)*$', `no:${KIMI_PROMPT_VARIABLES.source}`, 'no:\\$\\d+(?!\\w)']);
     assert.equal(limits('copilot', scope), ['description:1024', 'name:64', 'bytes:30000']);
   }
   const spill = definition('copilot').scopes.global!.agents[0]!.spill!;
@@ -335,15 +344,29 @@ group('should declare the size limits each runtime documents', () => {
 
 const fixtures = suite('targets: opencode, kilo, kimi, copilot (fixtures)');
 
-fixtures('should report a skill name past the Kimi and Copilot limit with its position', async () => {
-  const dir = path.join(FIXTURE_DIR, 'skill-name-limit');
+/** The fixture's diagnostics for this group's runtimes, checked against its expected.txt (UPDATE_FIXTURES=1 rewrites it). */
+async function groupDiagnostics(name: string): Promise<string[]> {
+  const dir = path.join(FIXTURE_DIR, name);
   const ours = (await diagnoseTree(dir)).filter((line) => /^(?:opencode|kilo|kimi|copilot)\//.test(line));
   const actual = `${ours.join('\n')}\n`;
   const expectedFile = path.join(dir, 'expected.txt');
   if (process.env['UPDATE_FIXTURES'] === '1') writeFileSync(expectedFile, actual);
   assert.fixture(actual, readFileSync(expectedFile, 'utf8'));
-  assert.is(ours.length, 4, 'kimi and copilot, both scopes; OpenCode and Kilo document no name cap');
-  for (const line of ours) assert.match(line, /: error limit-exceeded expected "name" of at most 64 characters/);
+  return ours;
+}
+
+fixtures('should report a skill name past the Copilot limit with its position', async () => {
+  const ours = await groupDiagnostics('skill-name-limit');
+  assert.is(ours.length, 2, 'copilot, both scopes; OpenCode, Kilo and Kimi Code set no name cap');
+  for (const line of ours) assert.match(line, /^copilot\/.*: error limit-exceeded expected "name" of at most 64 characters/);
+});
+
+fixtures('should report text Kimi Code would rewrite in an agent prompt or a skill, with its position', async () => {
+  const ours = await groupDiagnostics('kimi-template-text');
+  assert.is(ours.length, 4, 'the agent\'s ${cwd} and the skill\'s $1, both scopes');
+  for (const line of ours) assert.match(line, /^kimi\/(?:global|local)\/\.kimi-code\/.*: error limit-exceeded expected text the runtime keeps as written \(Kimi Code /);
+  assert.ok(ours.some((line) => /agents\/gsd-shell-user\.md:\d+:\d+: .*found "\$\{cwd\}"$/.test(line)));
+  assert.ok(ours.some((line) => /skills\/gsd-positional\/SKILL\.md:\d+:\d+: .*found "\$1"$/.test(line)));
 });
 
 fixtures('should move an oversized Copilot agent prompt to gsd-core/agents and keep the agent file under the cap', async () => {
@@ -377,22 +400,22 @@ upstream('should keep the upstream corpus within each runtime\'s formats and lim
   const emitted = emitBundles(result, GROUP.flatMap((target) => SCOPES.map((scope) => ({ target, scope }))));
   assert.equal(emitted.diagnostics.filter((d) => (d.severity ?? 'error') === 'error').slice(0, 5), []);
   const built = (id: Id, scope: ScopeId) => emitted.bundles.get(`${id}/${scope}`)!;
-  // Settings-style registries carry events Kimi lacks (FileChanged…): they are dropped, never passed through.
-  const kimi = parseToml(String(built('kimi', 'global').get('.kimi/config.toml')!.contents)) as { hooks: { event: string; matcher?: string }[] };
+  // Settings-style registries carry events Kimi Code lacks (FileChanged…): they are dropped, never passed through.
+  const kimi = parseToml(String(built('kimi', 'global').get('.kimi-code/config.toml')!.contents)) as { hooks: { event: string; matcher?: string }[] };
   assert.ok(kimi.hooks.length > 0);
   for (const hook of kimi.hooks) {
     assert.ok(KIMI_EVENTS.has(hook.event), hook.event);
-    for (const tool of hook.matcher?.split('|') ?? []) assert.ok(KIMI_TOOLS.has(tool), tool);
+    for (const tool of hook.matcher?.split('|') ?? []) assert.ok(KIMI_TOOLS.has(tool.replace(/^\^|\$$/g, '')), tool);
   }
   for (const scope of SCOPES) {
-    // Every Kimi prompt is Jinja-safe: upstream agents carry shell ${…} that Kimi's StrictUndefined would reject.
-    const prompts = [...built('kimi', scope)].filter(([file]) => /^\.kimi\/agents\/subagents\/.+\.md$/.test(file));
-    assert.ok(prompts.length > 30);
-    for (const [file, entry] of prompts) {
-      const contents = String(entry.contents);
-      assert.match(contents, /^Working directory: \$\{KIMI_WORK_DIR\}\n\n\{% raw %\}\n/, file);
-      assert.is(contents.match(/\{% endraw %\}/g)!.length, 1, file);
-      assert.not.match(contents, /@GSD core\//, file);
+    // Upstream agents carry shell ${…}: none is a name Kimi Code fills (the build's limits would have failed), and each profile names its tools.
+    const profiles = [...built('kimi', scope)].filter(([file]) => /^\.kimi-code\/agents\/[^/]+\.md$/.test(file));
+    assert.ok(profiles.length > 30);
+    for (const [file, entry] of profiles) {
+      const data = frontmatter(String(entry.contents));
+      assert.match(String(data['name']), /^[a-z0-9]+(?:-[a-z0-9]+)*$/, file);
+      assert.ok(String(data['description']).length > 0, file);
+      for (const tool of (data['tools'] as string[] | undefined) ?? []) assert.ok(KIMI_TOOLS.has(tool) || tool.startsWith('mcp__'), `${file}: ${tool}`);
     }
     const root = ROOTS.copilot[scope];
     const copilot = built('copilot', scope);

@@ -64,7 +64,7 @@ function hooksOf(format, text) {
 
 /**
  * Everything a runtime should show for one scope's bundle:
- * { commands: [{ name, description, file, nested }], agents: [{ name, description, file }],
+ * { commands: [{ name, description, file, nested }], agents: [{ name, description, tools, file }],
  *   hooks: [{ event, matcher, command }], hookFile, configFiles: [relative paths] }.
  */
 export function expectedItems(bundleDir, definition, scopeId) {
@@ -92,17 +92,9 @@ export function expectedItems(bundleDir, definition, scopeId) {
       if (surface.format === 'codex-toml') {
         const spec = parseToml(read(file));
         agents.push({ name: spec.name ?? name, description: spec.description, file });
-      } else if (surface.format === 'kimi-yaml') {
-        // Kimi lists a subagent's description in the root spec that names it.
-        let description;
-        for (const rootSpec of files.filter((f) => f.startsWith(`${scope.root}/agents/`) && /^[^/]+\.ya?ml$/.test(path.relative(`${scope.root}/agents`, f)))) {
-          const subagents = YAML.parse(read(rootSpec))?.agent?.subagents ?? {};
-          if (subagents[name]) description = subagents[name].description;
-        }
-        agents.push({ name, description, file });
       } else {
         const meta = frontmatter(read(file));
-        agents.push({ name: meta.name ?? name, description: meta.description, file });
+        agents.push({ name: meta.name ?? name, description: meta.description, tools: meta.tools, file });
       }
     }
   }

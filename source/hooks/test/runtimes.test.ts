@@ -55,7 +55,7 @@ s('should read the runtime from the command line and fold a base into it', () =>
   const kimi = resolveRuntime('kimi')!;
   assert.is(kimi.fields.event, 'hook_event_name', 'inherited from claude');
   assert.equal(kimi.fields.response, ['tool_response', 'tool_output'], 'its own');
-  assert.is(kimi.output, 'claude');
+  assert.is(resolveRuntime('codebuddy')!.output, 'claude', 'inherited from claude');
   assert.is(resolveRuntime('copilot')!.matchers, false);
 });
 
@@ -63,8 +63,11 @@ s('should read the runtime from the command line and fold a base into it', () =>
 const TRANSLATIONS: [string, Record<string, unknown>, { event?: string; tool: string; input: Record<string, unknown>; cwd?: string; session?: string }][] = [
   ['qwen', { hook_event_name: 'PreToolUse', session_id: 's', cwd: '/p', tool_name: 'read_file', tool_input: { absolute_path: '/p/a.ts' } }, { event: 'PreToolUse', tool: 'Read', input: { file_path: '/p/a.ts' } }],
   ['qwen', { hook_event_name: 'PreToolUse', tool_name: 'run_shell_command', tool_input: { command: 'ls' } }, { tool: 'Bash', input: { command: 'ls' } }],
-  ['kimi', { hook_event_name: 'PreToolUse', tool_name: 'StrReplaceFile', tool_input: { path: 'a.md', edit: [{ old: 'x', new: 'y' }, { old: 'p', new: 'q' }] } }, { tool: 'Edit', input: { file_path: 'a.md', edits: [{ old_string: 'x', new_string: 'y' }, { old_string: 'p', new_string: 'q' }] } }],
-  ['kimi', { hook_event_name: 'PreToolUse', tool_name: 'Shell', tool_input: { command: 'cat .env' } }, { tool: 'Bash', input: { command: 'cat .env' } }],
+  // Kimi Code 2.1.0 as measured: its tools' own argument names, tool_call_id, client_type and session_title beside Claude Code's keys.
+  ['kimi', { hook_event_name: 'PreToolUse', session_id: 'session_1', cwd: '/p', client_type: 'kimi_code_cli', session_title: 't', tool_name: 'Edit', tool_input: { path: 'a.md', old_string: 'x', new_string: 'y' }, tool_call_id: 'c1' }, { event: 'PreToolUse', tool: 'Edit', input: { file_path: 'a.md', old_string: 'x', new_string: 'y' }, cwd: '/p', session: 'session_1' }],
+  ['kimi', { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'cat .env' } }, { tool: 'Bash', input: { command: 'cat .env' } }],
+  ['kimi', { hook_event_name: 'PostToolUse', tool_name: 'FetchURL', tool_input: { url: 'https://x.example' }, tool_output: 'page' }, { tool: 'WebFetch', input: { url: 'https://x.example' } }],
+  ['kimi', { hook_event_name: 'PreToolUse', tool_name: 'Agent', tool_input: { prompt: 'p', description: 'd', subagent_type: 'gsd-planner' } }, { tool: 'Task', input: { subagent_type: 'gsd-planner' } }],
   ['hermes', { hook_event_name: 'pre_tool_call', tool_name: 'read_file', tool_input: { path: '.env' }, session_id: 'h', cwd: '/p', extra: {} }, { event: 'PreToolUse', tool: 'Read', input: { file_path: '.env' }, session: 'h' }],
   ['hermes', { hook_event_name: 'pre_tool_call', tool_name: 'search_files', tool_input: { pattern: 'KEY', path: 'src', file_glob: '*.ts' } }, { tool: 'Grep', input: { pattern: 'KEY', path: 'src', glob: '*.ts' } }],
   ['hermes', { hook_event_name: 'post_tool_call', tool_name: 'web_extract', tool_input: { urls: ['https://x.example'] } }, { event: 'PostToolUse', tool: 'WebFetch', input: { url: 'https://x.example' } }],
@@ -94,6 +97,11 @@ s('should translate each runtime\'s event, tool and arguments into Claude Code\'
     if (expected.cwd) assert.is(input.cwd, expected.cwd, label);
     if (expected.session) assert.is(input.session_id, expected.session, label);
   }
+  // Kimi Code sends the prompt as a list of content parts and what a tool printed as tool_output.
+  const prompt = normalize({ hook_event_name: 'UserPromptSubmit', prompt: [{ type: 'text', text: 'plan phase 3' }], is_steer: false }, resolveRuntime('kimi'), 'gsd-translation-only');
+  assert.is(prompt.inputs[0]!.prompt, 'plan phase 3');
+  const read = normalize({ hook_event_name: 'PostToolUse', tool_name: 'Read', tool_input: { path: 'a.md' }, tool_output: '1\thello' }, resolveRuntime('kimi'), 'gsd-translation-only');
+  assert.is(read.inputs[0]!.tool_response, '1\thello');
   // Claude Code's own payload passes through untouched.
   const claude = { hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: 'x' }, extra: 1 };
   assert.is(normalize(claude, resolveRuntime(undefined), 'gsd-secret-read-guard').inputs[0], claude);
@@ -134,6 +142,10 @@ s('should answer in each runtime\'s own output, and apply the crash policy there
   assert.equal([a.exitCode, (a.stdout as { allow_tool: boolean }).allow_tool], [0, false]);
   a = await read('antigravity', { toolCall: { name: 'view_file', args: { AbsolutePath: '/w/README.md' } } });
   assert.equal(a.stdout, { allow_tool: true }, 'agy reads some empty answers as a denial; allow explicitly');
+  a = await read('kimi', { hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { path: '.env' } });
+  assert.equal([a.exitCode, a.stdout], [2, undefined], 'Kimi Code blocks on exit 2 and takes the reason from stderr');
+  assert.match(a.stderr!, /\.env is blocked/);
+  assert.equal(render({ stdout: { hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: 'c' } } }, resolveRuntime('kimi'), 'UserPromptSubmit', 'UserPromptSubmit').stdout, { message: 'c' }, 'the field Kimi Code reads');
   a = await read('hermes', { hook_event_name: 'pre_tool_call', tool_name: 'terminal', tool_input: { command: 'cat .env' } });
   assert.equal([a.exitCode, (a.stdout as { decision: string }).decision], [2, 'block']);
   // A crash is answered per policy, in the runtime's terms.
@@ -142,6 +154,7 @@ s('should answer in each runtime\'s own output, and apply the crash policy there
     ['antigravity', (x: typeof a) => (x.stdout as { allow_tool?: boolean })?.allow_tool === false],
     ['windsurf', (x: typeof a) => x.exitCode === 2],
     ['qwen', (x: typeof a) => x.exitCode === 2],
+    ['kimi', (x: typeof a) => x.exitCode === 2],
   ] as const) {
     const crashed = await answerHook('gsd-secret-read-guard', 'deny', secretReadGuard, '{not json', resolveRuntime(id));
     assert.ok(check(crashed), `${id}: ${JSON.stringify(crashed)}`);
@@ -325,7 +338,7 @@ const SHAPES: Record<string, Shapes> = {
   claude: claudeShape('Read', 'Write', { permission_mode: 'default', tool_use_id: 'toolu_1' }),
   codebuddy: claudeShape('Read', 'Write', { permission_mode: 'default' }),
   qwen: claudeShape('read_file', 'write_file', { permission_mode: 'default', timestamp: '2026-01-01T00:00:00Z', tool_use_id: 'toolu_1', tool_call_id: 'call_1' }),
-  kimi: claudeShape('ReadFile', 'WriteFile', { tool_call_id: 'tc-1' }, (file, content) => ({ path: file, content }), (file) => ({ path: file })),
+  kimi: claudeShape('Read', 'Write', { client_type: 'kimi_code_cli', session_title: 't', tool_call_id: 'call_1' }, (file, content) => ({ path: file, content }), (file) => ({ path: file })),
   augment: claudeShape('view', 'save-file', { conversation_id: 'conv-1', workspace_roots: [] }, (file, content) => ({ path: file, file_content: content }), (file) => ({ path: file, type: 'file' })),
   // Codex reads files with its shell and writes them with apply_patch (the envelope in tool_input.command).
   codex: {
@@ -393,6 +406,9 @@ function verdict(id: string, code: number | null, stdout: string, stderr: string
       return { blocked: code === 2 || json['decision'] === 'block' || json['action'] === 'block', context: String(json['context'] ?? ''), raw };
     case 'cline':
       return { blocked: json['cancel'] === true, context: String(json['contextModification'] ?? ''), raw };
+    case 'kimi':
+      // Kimi Code takes a hook's text only from UserPromptSubmit; on a tool event only a block counts.
+      return { blocked: code === 2 || (code === 0 && specific['permissionDecision'] === 'deny'), context: '', raw };
     default:
       return { blocked: code === 2 || specific['permissionDecision'] === 'deny', context: code === 0 ? String(specific['additionalContext'] ?? '') : '', raw };
   }
@@ -483,8 +499,8 @@ for (const id of ['claude', 'codex', 'codebuddy', 'qwen', 'kimi', 'hermes', 'cop
       const injected = await call(shapes.write(path.join(project, '.planning', 'NOTES.md'), INJECTION, project));
       assert.ok(injected.length > 0, `${where}: nothing runs on a .planning/ write`);
       for (const v of injected) assert.not.ok(v.blocked, `${where}: the advisory prompt guard blocked: ${v.raw}`);
-      if (!['hermes', 'windsurf', 'antigravity'].includes(id)) {
-        // Hermes' pre_tool_call, Cascade's pre-hooks and Antigravity's PreToolUse take no context: the write just goes through.
+      if (!['hermes', 'windsurf', 'antigravity', 'kimi'].includes(id)) {
+        // Hermes' pre_tool_call, Cascade's pre-hooks and Antigravity's and Kimi Code's PreToolUse take no context: the write just goes through.
         assert.ok(injected.some((v) => /GSD security advisory: The text being written to \.planning\/NOTES\.md/.test(v.context)), `${where}: no advice reached the agent:\n${injected.map((v) => v.raw).join('\n')}`);
       }
       const clean = await call(shapes.write(path.join(project, '.planning', 'NOTES.md'), 'Status: ok', project));
