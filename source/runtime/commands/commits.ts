@@ -70,10 +70,11 @@ const commits: Handler = (inv, ctx) => {
   if ([plan, phase, last].filter((v) => v !== undefined).length !== 1) throw usage('give exactly one of --plan <ID>, --phase <N>, --last <N>');
   if (last !== undefined && last < 1) throw usage('--last must be at least 1');
   const sel = { plan: plan === undefined ? undefined : normalizePlanId(plan), phase: phase === undefined ? undefined : normalizePhase(phase), last };
-  const root = ctx.root;
-  const head = git(ctx, ['rev-parse', '--verify', '--quiet', 'HEAD']);
-  if (!head.ok) throw notFound(`${root} is not a git repository with commits`);
-  const out = git(ctx, ['log', '--no-color', '--no-renames', '--format=%x1e%H%x1f%s%x1f%cI', '--name-only']);
+  const inside = git(ctx, ['rev-parse', '--is-inside-work-tree']);
+  if (!inside.ok || inside.stdout.trim() !== 'true') throw notFound(`${ctx.root} is not inside a git repository`);
+  // A repository with no commit yet has nothing to list, which is an answer, not an error.
+  const hasHead = git(ctx, ['rev-parse', '--verify', '--quiet', 'HEAD']).ok;
+  const out = hasHead ? git(ctx, ['log', '--no-color', '--no-renames', '--format=%x1e%H%x1f%s%x1f%cI', '--name-only']) : { ok: true, stdout: '', stderr: '' };
   if (!out.ok) throw failed(`git log failed: ${out.stderr}`);
   const log = parseLog(out.stdout);
   const chosen = selectCommits(log, sel);

@@ -40,7 +40,8 @@ type Part =
   | 'debug'
   | 'capture'
   | 'git'
-  | 'install';
+  | 'install'
+  | 'review';
 
 export interface InitSpec {
   /** Output key prefix → agent name, e.g. planner → gsd-planner gives planner_model. */
@@ -81,7 +82,7 @@ export const INIT_TABLE: Record<string, InitSpec> = {
   transition: { models: { planner: 'gsd-planner' }, parts: ['milestone', 'progress'] },
   manager: { models: { planner: 'gsd-planner', executor: 'gsd-executor' }, parts: ['milestone', 'progress', 'manager'] },
   autonomous: { models: { planner: 'gsd-planner', executor: 'gsd-executor', verifier: 'gsd-verifier' }, parts: ['milestone', 'progress', 'exec-settings'] },
-  'code-review': { models: { reviewer: 'gsd-code-reviewer', fixer: 'gsd-code-fixer' }, parts: ['phase', 'docs'] },
+  'code-review': { models: { reviewer: 'gsd-code-reviewer', fixer: 'gsd-code-fixer' }, parts: ['phase', 'docs', 'review'] },
   review: { models: {}, parts: ['phase', 'docs'] },
   'map-codebase': { models: { mapper: 'gsd-codebase-mapper' }, parts: ['brownfield'] },
   todos: { models: {}, parts: ['todos'] },
@@ -493,6 +494,11 @@ const PARTS: Record<Part, (ic: InitContext) => Record<string, unknown>> = {
     };
   },
   git: (ic) => gitPart(ic),
+  review: (ic) => {
+    // --depth wins over workflow.code_review_depth.
+    const depth = ic.inv.flags['--depth'];
+    return { review_depth: typeof depth === 'string' ? depth : (getPath(ic.resolved, 'workflow.code_review_depth') ?? 'standard') };
+  },
   install: (ic) => installPart(ic),
   verify: (ic) => {
     const docs = ic.info ? phaseDocs(ic.info) : {};

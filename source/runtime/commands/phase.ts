@@ -6,7 +6,7 @@ import type { Ctx } from '../core/context.ts';
 import { CliError, refused } from '../core/errors.ts';
 import { readText, readTextIfExists, writeSet } from '../core/fs.ts';
 import { withLock } from '../core/lock.ts';
-import { deletePhase, insertPhase, renumberPhases, setBulletChecked, tickPlans, upsertProgressRow } from '../planning/roadmap-edit.ts';
+import { deletePhase, insertPhase, renumberPhases, setBulletChecked, syncPlanBoxes, upsertProgressRow } from '../planning/roadmap-edit.ts';
 import { countedPhases, parseRoadmap } from '../planning/roadmap.ts';
 import {
   comparePhase,
@@ -326,7 +326,7 @@ const complete: Handler = (inv, ctx) =>
     const plansExecuted = `${info.scan.live.length}/${info.scan.live.length}`;
     const roadmapBefore = readText(file);
     let roadmapAfter = setBulletChecked(roadmapBefore, rel, info.padded, true);
-    roadmapAfter = tickPlans(roadmapAfter, rel, info.padded, info.scan.live.map((p) => p.id));
+    roadmapAfter = syncPlanBoxes(roadmapAfter, rel, info.padded, info.scan.live.map((p) => p.id));
     roadmapAfter = upsertProgressRow(roadmapAfter, rel, info.padded, { name: info.name ?? '', plans: plansExecuted, status: 'Complete', completed: today });
     const reqFile = path.join(ctx.planning, 'REQUIREMENTS.md');
     const reqBefore = readTextIfExists(reqFile);
@@ -377,7 +377,7 @@ const complete: Handler = (inv, ctx) =>
           roadmap_updated: roadmapAfter !== roadmapBefore,
           state_updated: stateUpdated,
           requirements_updated: !!req && req.text !== reqBefore,
-          requirements_marked: req?.marked_complete ?? [],
+          requirements_marked: req?.marked ?? [],
           warnings,
           has_warnings: warnings.length > 0,
         },

@@ -5,7 +5,7 @@ import { CliError } from '../core/errors.ts';
 import { readText, writeAtomic } from '../core/fs.ts';
 import { withLock } from '../core/lock.ts';
 import { countedPhases, parseRoadmap, sectionText, type Roadmap } from '../planning/roadmap.ts';
-import { tickPlans, upsertProgressRow } from '../planning/roadmap-edit.ts';
+import { setBulletChecked, syncPlanBoxes, upsertProgressRow } from '../planning/roadmap-edit.ts';
 import { diskStatus, displayPhase, findPhaseDir, isSentinel, listPhaseDirs, phaseFile, scanPhase } from '../planning/phases.ts';
 import { phaseInfo, roadmapFor, stateMilestone } from '../planning/phase-info.ts';
 import type { Handler } from '../main.ts';
@@ -115,7 +115,9 @@ const updatePlanProgress: Handler = (inv, ctx) => {
       status,
       completed: complete ? ctx.today() : '-',
     });
-    if (scan) after = tickPlans(after, rel, phase, scan.live.filter((p) => p.summary).map((p) => p.id));
+    if (scan) after = syncPlanBoxes(after, rel, phase, scan.live.filter((p) => p.summary).map((p) => p.id));
+    // A phase with a plan left to run is not complete: its checklist box follows (undo, a new plan).
+    if (!complete && rm.bullets.some((b) => b.norm === info.padded && b.checked)) after = setBulletChecked(after, rel, phase, false);
     // Keep an existing completion date when the row was already complete.
     const prior = rm.progress.rows.find((r) => r.norm === info.padded);
     if (complete && prior && /complete/i.test(prior.cells[rm.progress.col.status] ?? '') && rm.progress.col.completed >= 0) {

@@ -1,11 +1,12 @@
 // REQUIREMENTS.md: `- [ ] **AUTH-01**: …` checkboxes and the Traceability
-// table `| Requirement | Phase | Status |`. Completing an ID writes both.
+// table `| Requirement | Phase | Status |`. Completing an ID writes both, and
+// so does reopening one (back to `[ ]` and Pending, e.g. after an undo).
 import { fenceMask, headings, sectionRange } from '../md/body.ts';
 
 export interface MarkResult {
   text: string;
-  marked_complete: string[];
-  already_complete: string[];
+  marked: string[];
+  already: string[];
   not_found: string[];
   table_unmatched: string[];
   write_set: { requirement: string; surface: 'checkbox' | 'traceability'; applied: boolean }[];
@@ -25,7 +26,8 @@ export function splitIds(words: string[]): string[] {
 
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-export function markRequirements(text: string, ids: string[]): MarkResult {
+/** Tick `ids` and set their traceability status to Complete (or, with `complete` false, untick them and set Pending). */
+export function markRequirements(text: string, ids: string[], complete = true): MarkResult {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const lines = text.split(/\r?\n/);
   const mask = fenceMask(lines);
@@ -42,7 +44,7 @@ export function markRequirements(text: string, ids: string[]): MarkResult {
       break;
     }
   }
-  const out: MarkResult = { text, marked_complete: [], already_complete: [], not_found: [], table_unmatched: [], write_set: [] };
+  const out: MarkResult = { text, marked: [], already: [], not_found: [], table_unmatched: [], write_set: [] };
   for (const id of ids) {
     const box = new RegExp(`^(\\s*[-*]\\s+)\\[( |x|X)\\](\\s+\\*\\*${esc(id)}\\*\\*)`);
     let boxFound = false;
@@ -53,9 +55,9 @@ export function markRequirements(text: string, ids: string[]): MarkResult {
       const m = box.exec(lines[i]!);
       if (!m) continue;
       boxFound = true;
-      if (m[2] !== ' ') wasDone = true;
+      if ((m[2] !== ' ') === complete) wasDone = true;
       else {
-        lines[i] = lines[i]!.replace(box, `$1[x]$3`);
+        lines[i] = lines[i]!.replace(box, `$1${complete ? '[x]' : '[ ]'}$3`);
         boxApplied = true;
       }
     }
@@ -67,8 +69,8 @@ export function markRequirements(text: string, ids: string[]): MarkResult {
         const cells = lines[i]!.trim().replace(/^\||\|$/g, '').split('|').map((c) => c.trim());
         if (cells[reqCol] !== id) continue;
         rowFound = true;
-        if (!/^complete/i.test(cells[statusCol] ?? '')) {
-          cells[statusCol] = 'Complete';
+        if (/^complete/i.test(cells[statusCol] ?? '') !== complete) {
+          cells[statusCol] = complete ? 'Complete' : 'Pending';
           lines[i] = `| ${cells.join(' | ')} |`;
           rowApplied = true;
         }
@@ -77,8 +79,8 @@ export function markRequirements(text: string, ids: string[]): MarkResult {
     if (boxFound) out.write_set.push({ requirement: id, surface: 'checkbox', applied: boxApplied });
     if (rowFound) out.write_set.push({ requirement: id, surface: 'traceability', applied: rowApplied });
     if (!boxFound && !rowFound) out.not_found.push(id);
-    else if (boxApplied || rowApplied) out.marked_complete.push(id);
-    else if (wasDone || rowFound) out.already_complete.push(id);
+    else if (boxApplied || rowApplied) out.marked.push(id);
+    else if (wasDone || rowFound) out.already.push(id);
     if ((boxFound || rowFound) && !rowFound && statusCol >= 0) out.table_unmatched.push(id);
   }
   out.text = lines.join(eol);

@@ -22,17 +22,22 @@ export function setBulletChecked(text: string, file: string, phase: string, chec
   return join(rm, lines);
 }
 
-/** Tick `- [ ] 01-02: …` plan lines of a phase section for the given plan IDs. */
-export function tickPlans(text: string, file: string, phase: string, planIds: string[]): string {
+/**
+ * Set the checkbox of every plan line (`- [ ] 03-02 …`) in a phase's section:
+ * ticked when the plan is in `doneIds`, unticked otherwise, so the roadmap
+ * follows the disk both ways (a reverted plan loses its tick).
+ */
+export function syncPlanBoxes(text: string, file: string, phase: string, doneIds: string[]): string {
   const rm = parseRoadmap(text, file);
   const p = rm.allPhases.find((x) => x.norm === normalizePhase(phase));
   if (!p) return text;
   const lines = [...rm.lines];
   for (let i = p.start; i < p.end; i++) {
-    const m = /^(\s*[-*]\s+)\[ \](\s+)(\d[\dA-Z.]*-\d{2,3})\b/.exec(lines[i]!);
+    const m = /^(\s*[-*]\s+)\[([ xX])\](\s+)(\d[\dA-Z.]*-\d{2,3})\b/.exec(lines[i]!);
     if (!m) continue;
-    const [ph, pl] = [m[3]!.replace(/-\d{2,3}$/, ''), m[3]!.slice(m[3]!.lastIndexOf('-') + 1)];
-    if (planIds.includes(`${normalizePhase(ph)}-${pl}`)) lines[i] = lines[i]!.replace('[ ]', '[x]');
+    const [ph, pl] = [m[4]!.replace(/-\d{2,3}$/, ''), m[4]!.slice(m[4]!.lastIndexOf('-') + 1)];
+    const box = doneIds.includes(`${normalizePhase(ph)}-${pl}`) ? '[x]' : '[ ]';
+    lines[i] = `${m[1]}${box}${lines[i]!.slice(m[1]!.length + 3)}`;
   }
   return join(rm, lines);
 }

@@ -157,6 +157,10 @@ s('should give the review, audit and UI workflows their models and phase documen
     assert.is(r.json.security_path, '.planning/phases/01-foundation/01-SECURITY.md');
     assert.is(r.json.validation_path, '.planning/phases/01-foundation/01-VALIDATION.md');
   }
+  let review = await run(['init', 'code-review', '1'], { cwd: root });
+  assert.is(review.json.review_depth, 'standard', 'the schema default');
+  review = await run(['init', 'code-review', '1', '--depth', 'deep', '--auto'], { cwd: root });
+  assert.is(review.json.review_depth, 'deep');
   const ship = await run(['init', 'ship', '1'], { cwd: root });
   assert.equal([ship.json.current_branch, ship.json.has_remote, ship.json.working_tree_clean], [null, false, null], 'no git: branch facts are empty');
   const audit = await run(['init', 'audit-milestone'], { cwd: root });

@@ -172,6 +172,17 @@ s('should list a plan\'s commits and the later ones that touch the same files', 
   assert.is(r.code, 2);
 });
 
+s('should answer an empty list in a repository with no commit, and refuse outside git', async () => {
+  const root = project({});
+  let r = await run(['commits', '--last', '3'], { cwd: root });
+  assert.is(r.code, 1);
+  assert.match(r.stderr, /is not inside a git repository/);
+  execFileSync('git', ['init', '-q'], { cwd: root });
+  r = await run(['commits', '--last', '3'], { cwd: root });
+  assert.is(r.code, 0, r.stderr);
+  assert.equal([r.json.count, r.json.commits, r.json.later_touching], [0, [], []]);
+});
+
 s('should count the project in stats', async () => {
   const root = standardProject();
   await run(['todo', 'add', 'one'], { cwd: root });

@@ -89,6 +89,25 @@ s('should update the progress row and tick finished plans', async () => {
   assert.match(text, /^\| 1\. Foundation \| 2\/2 \| Complete \| 2025-03-04 \|$/m);
 });
 
+s('should untick a plan whose summary is gone, and the phase with it (undo)', async () => {
+  const root = standardProject({
+    '.planning/phases/01-foundation/01-01-SUMMARY.md': summary('01', '01'),
+    '.planning/phases/01-foundation/01-02-SUMMARY.md': summary('01', '02'),
+  });
+  fs.writeFileSync(path.join(root, '.planning/ROADMAP.md'), read(root, '.planning/ROADMAP.md').replace('- [ ] **Phase 1: Foundation**', '- [x] **Phase 1: Foundation**'));
+  let r = await run(['roadmap', 'update-plan-progress', '1'], { cwd: root });
+  assert.is(r.json.complete, true);
+  assert.match(read(root, '.planning/ROADMAP.md'), /^- \[x\] 01-02: CI$/m);
+  fs.rmSync(path.join(root, '.planning/phases/01-foundation/01-02-SUMMARY.md'));
+  r = await run(['roadmap', 'update-plan-progress', '1'], { cwd: root });
+  assert.equal([r.json.updated, r.json.summary_count, r.json.complete], [true, 1, false]);
+  const text = read(root, '.planning/ROADMAP.md');
+  assert.match(text, /^- \[x\] 01-01: Scaffold$/m);
+  assert.match(text, /^- \[ \] 01-02: CI$/m, 'the reverted plan is unticked');
+  assert.match(text, /^- \[ \] \*\*Phase 1: Foundation\*\*/m, 'an unfinished phase is not checked off');
+  assert.match(text, /^\| 1\. Foundation \| 1\/2 \| In progress \| - \|$/m);
+});
+
 s('should add, insert and remove phases, renumbering what follows', async () => {
   const root = standardProject();
   let r = await run(['phase', 'add', 'Launch', 'prep'], { cwd: root });
@@ -232,6 +251,20 @@ s('should mark requirements complete on both surfaces and report the rest', asyn
   assert.is(r.json.updated, false);
   r = await run(['requirements', 'mark-complete', 'not an id'], { cwd: root });
   assert.is(r.code, 2);
+});
+
+s('should reopen requirements on both surfaces', async () => {
+  const root = project({ '.planning/REQUIREMENTS.md': REQUIREMENTS_MD });
+  await run(['requirements', 'mark-complete', 'CORE-01', 'FEAT-01'], { cwd: root });
+  const done = read(root, '.planning/REQUIREMENTS.md');
+  let r = await run(['requirements', 'mark-pending', 'CORE-01', 'CORE-02'], { cwd: root });
+  assert.equal([r.json.marked_pending, r.json.already_pending], [['CORE-01'], ['CORE-02']]);
+  const text = read(root, '.planning/REQUIREMENTS.md');
+  assert.match(text, /^- \[ \] \*\*CORE-01\*\*/m);
+  assert.match(text, /^- \[x\] \*\*FEAT-01\*\*/m, 'the other one stays complete');
+  assert.match(text, /^\| CORE-01 \| [^|]+ \| Pending \|$/m);
+  r = await run(['requirements', 'mark-complete', 'CORE-01'], { cwd: root });
+  assert.is(read(root, '.planning/REQUIREMENTS.md'), done, 'completing it again gives the same bytes');
 });
 
 s('should leave ROADMAP.md byte-identical and name the line when it is malformed', async () => {
