@@ -756,6 +756,54 @@ test('should debug a bug from report to knowledge base and capture, list and com
   captureFlow(s);
 });
 
+const UNDO = 'gsd-core/workflows/undo.md';
+
+/** A plan's code reverted with undo's calls: one revert commit, the summary gone, the roadmap and requirements reopened. */
+function undoPlan(s: Scratch, p: Phase): void {
+  const planId = `${p.padded}-01`;
+  const listed = s.run(pick(UNDO, 'commits --plan'), { vars: { plan_id: planId } });
+  assert.is(listed.working_tree_clean, true, s.git(['status', '--porcelain']));
+  const code = listed.commits.filter((c: { files: string[] }) => c.files.some((f) => !f.startsWith('.planning/')));
+  assert.equal(code.map((c: { subject: string }) => c.subject), [`feat(${planId}): ${p.name.toLowerCase()}`]);
+  const dir = s.run(pick(UNDO, 'phase find'), { vars: { phase: p.number } }).directory as string;
+  const reqs = s.run(pick(UNDO, 'summary-extract'), { vars: { phase_dir: dir, plan_id: planId } });
+  const ids: string[] = reqs.requirements_completed ?? [];
+  assert.equal(ids, [...p.reqs]);
+
+  // The revert itself is git's, as the workflow writes it.
+  s.git(['revert', '--no-commit', ...code.map((c: { hash: string }) => c.hash)]);
+  s.git(['commit', '-q', '-m', `revert(${planId}): undo ${p.name.toLowerCase()} — wrong storage format`]);
+  const revertHash = s.git(['rev-parse', '--short', 'HEAD']).trim();
+  assert.not.ok(s.exists(`src/${p.slug}.ts`), 'the code is gone');
+
+  fs.rmSync(path.join(s.root, dir, `${planId}-SUMMARY.md`));
+  for (const doc of ['VERIFICATION', 'UAT']) fs.rmSync(path.join(s.root, dir, `${p.padded}-${doc}.md`), { force: true });
+  s.run(pick(UNDO, 'requirements mark-pending'), { positional: ids });
+  const progress = s.run(pick(UNDO, 'roadmap update-plan-progress'), { vars: { phase: p.number } });
+  assert.equal([progress.summary_count, progress.complete], [0, false]);
+  s.run(pick(UNDO, 'state update-progress'));
+  s.run(pick(UNDO, /^state update Last activity/), { positional: ['Last activity', `${TODAY} — Reverted ${planId}: wrong storage format`] });
+  s.run(pick(UNDO, 'state add-decision'), { vars: { phase: p.number, scope: planId, revert_hash: revertHash, reason: 'wrong storage format' } });
+  s.run(pick(UNDO, 'commit'), { vars: { phase: p.padded, scope: planId, phase_dir: dir } });
+
+  assert.match(s.read('.planning/ROADMAP.md'), new RegExp(`^\\| ${p.number}\\. ${p.name} \\| 0/1 \\| Planned \\| - \\|$`, 'm'), 'the progress row counts the plan as not run');
+  for (const id of ids) assert.match(s.read('.planning/REQUIREMENTS.md'), new RegExp(`^- \\[ \\] \\*\\*${id}\\*\\*`, 'm'));
+  assert.is(s.git(['status', '--porcelain']).trim(), '', 'the realignment is committed, deletions included');
+  const after = s.query(['commits', '--plan', planId]);
+  assert.is(after.commits[0].subject, `revert(${planId}): undo ${p.name.toLowerCase()} — wrong storage format`, 'the revert carries the plan scope');
+  const init = s.query(['init', 'execute-phase', p.number]);
+  assert.equal(init.incomplete_plans.length, 1, 'the plan can be executed again');
+}
+
+test('should undo an executed plan and leave it ready to run again, with the calls the corpus makes', async () => {
+  const s = new Scratch(await buildBundle(), tmpDir('gsd-lifecycle-cache-'));
+  initialise(s);
+  addPhase(s);
+  planPhase(s, PHASES[0]);
+  executePhase(s, PHASES[0]);
+  undoPlan(s, PHASES[0]);
+});
+
 test('should bind every placeholder or fail with the file and line of the call', () => {
   const call: Call = { file: 'x.md', line: 3, words: ['phase', 'add', '{description}'] };
   assert.equal(bind(call, { vars: { description: 'Search' } }), ['phase', 'add', 'Search']);
