@@ -32,6 +32,7 @@ export const DIAGNOSTIC_CODES = {
   'ref-requires-missing': 'a command mentions another command it does not list in requires:',
   'cli-unknown-command': 'a runtime-CLI call names a verb or subcommand its command table lacks',
   'cli-unknown-flag': 'a runtime-CLI call passes a flag its verb does not take',
+  'cli-bad-argument': 'a runtime-CLI call passes a literal value its verb does not accept: not one of an enum, or not a config key or template that exists',
   'step-file-missing': 'a gsd:section has no steps/<id>.md file',
   'step-file-orphan': 'a steps/ or modes/ file is reached from nowhere',
   'budget-exceeded': 'a file or eager-load closure is larger than its ceiling',

@@ -18,6 +18,7 @@ import { checkBudgets, loadBudgets, measureBudgets, type BudgetRow, type LoadedB
 import { checkEmittedPaths, checkLimits, foreignRoots } from './check/check-emitted.ts';
 import { checkOnlyBlocks } from './check/check-only-blocks.ts';
 import { checkCliCalls, type CommandTable } from './check/check-cli-calls.ts';
+import { isConfigKey } from '../source/runtime/config/config.ts';
 import { emitBundle, type GeneratedFile, type VirtualTree } from './emit/emit-bundle.ts';
 import { loadTargets } from './targets/load-targets.ts';
 import { SCOPE_IDS, type ScopeId, type Target } from './targets/target-types.ts';
@@ -170,5 +171,7 @@ function isScript(file: string): boolean {
 function cliCallFindings(files: readonly { path: string; bytes: Uint8Array }[], layout: Layout, nodes: CorpusIr['nodes']): Diagnostic[] {
   const tableFile = layout.cliTable ? files.find((file) => file.path === layout.cliTable) : undefined;
   if (!tableFile) return [];
-  return checkCliCalls(nodes, JSON.parse(new TextDecoder().decode(tableFile.bytes)) as CommandTable);
+  // Template names as `template fill` takes them: the path under gsd-core/templates/ without `.md`.
+  const templates = new Set(nodes.filter((node) => node.kind === 'template').map((node) => node.path.replace(/^.*?templates\//, '').replace(/\.md$/, '')));
+  return checkCliCalls(nodes, JSON.parse(new TextDecoder().decode(tableFile.bytes)) as CommandTable, { isConfigKey, templates });
 }

@@ -1,14 +1,26 @@
-// Every call of the runtime CLI in the corpus names a verb it has, and only
-// flags that verb takes, as the CLI's own command table (data) says.
+// Every call of the runtime CLI in the corpus names a verb it has, only flags
+// that verb takes, and literal values the verb accepts (an enum's values, a
+// config key the schema knows, a template the corpus has), as the CLI's own
+// command table (data) says. Placeholders ({phase}, $ARGUMENTS, <name>) are
+// the agent's to fill and are not checked.
 import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { IrNode } from '../ir/types.ts';
 import { splitLines } from '../load/scan-lines.ts';
 
 interface FlagSpec {
   type: string;
+  values?: string[];
+}
+
+interface ArgSpec {
+  name: string;
+  variadic?: boolean;
+  values?: string[];
+  refersTo?: 'config-key' | 'template';
 }
 
 interface CommandSpec {
+  args?: ArgSpec[];
   flags?: Record<string, FlagSpec>;
   extraFlags?: string;
   subcommands?: Record<string, CommandSpec>;
@@ -23,7 +35,13 @@ export interface CommandTable {
 /** `node "<root>/gsd-core/bin/gsd-tools.cjs" <verb> …`, the form the corpus uses. */
 const INVOCATION = /gsd-tools\.cjs["']?\s+(.*)$/;
 
-export function checkCliCalls(nodes: readonly IrNode[], table: CommandTable): Diagnostic[] {
+/** What literal values may name: the predicates come from the caller (config schema, template nodes). */
+export interface CliReferents {
+  isConfigKey: (key: string) => boolean;
+  templates: ReadonlySet<string>;
+}
+
+export function checkCliCalls(nodes: readonly IrNode[], table: CommandTable, referents: CliReferents): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   for (const node of nodes) {
     if (node.kind === 'hook' || !node.path.endsWith('.md')) continue;
@@ -31,7 +49,7 @@ export function checkCliCalls(nodes: readonly IrNode[], table: CommandTable): Di
       const match = INVOCATION.exec(line.content);
       if (!match) continue;
       const start = match.index + match[0].length - match[1]!.length;
-      diagnostics.push(...checkCall(node.path, index + 1, start, match[1]!, table));
+      diagnostics.push(...checkCall(node.path, index + 1, start, match[1]!, table, referents));
     }
   }
   return diagnostics;
@@ -42,11 +60,11 @@ interface Word {
   column: number;
 }
 
-function checkCall(file: string, line: number, offset: number, rest: string, table: CommandTable): Diagnostic[] {
+function checkCall(file: string, line: number, offset: number, rest: string, table: CommandTable, referents: CliReferents): Diagnostic[] {
   const words = shellWords(rest, offset);
   const first = words[0];
   if (!first || !/^[a-z][a-z-]*$/.test(first.text)) return [];
-  const report = (word: Word, code: 'cli-unknown-command' | 'cli-unknown-flag', message: string) => [diagnostic(file, line, word.column, code, message)];
+  const report = (word: Word, code: 'cli-unknown-command' | 'cli-unknown-flag' | 'cli-bad-argument', message: string) => [diagnostic(file, line, word.column, code, message)];
   let spec = table.commands[first.text];
   let name = first.text;
   let argumentsFrom = 1;
@@ -65,14 +83,58 @@ function checkCall(file: string, line: number, offset: number, rest: string, tab
     argumentsFrom = 2;
   }
   const diagnostics: Diagnostic[] = [];
-  for (const word of words.slice(argumentsFrom)) {
-    if (!word.text.startsWith('--') || word.text === '--') continue;
-    const flag = word.text.split('=')[0]!;
-    if (spec.flags?.[flag] || table.globalFlags[flag] || spec.extraFlags) continue;
-    const known = [...Object.keys(spec.flags ?? {}), ...Object.keys(table.globalFlags)];
-    diagnostics.push(...report(word, 'cli-unknown-flag', `expected a flag of "gsd-tools ${name}" (${known.join(', ')}), found "${flag}"`));
+  const given = words.slice(argumentsFrom);
+  const positional: Word[] = [];
+  for (let i = 0; i < given.length; i++) {
+    const word = given[i]!;
+    if (!word.text.startsWith('--') || word.text === '--') {
+      positional.push(word);
+      continue;
+    }
+    const [flag, inline] = word.text.split(/=(.*)/s) as [string, string | undefined];
+    const flagSpec = spec.flags?.[flag] ?? table.globalFlags[flag];
+    if (!flagSpec && !spec.extraFlags) {
+      const known = [...Object.keys(spec.flags ?? {}), ...Object.keys(table.globalFlags)];
+      diagnostics.push(...report(word, 'cli-unknown-flag', `expected a flag of "gsd-tools ${name}" (${known.join(', ')}), found "${flag}"`));
+      continue;
+    }
+    // The flag's value(s): none for a boolean, up to the next flag for a list, else one word.
+    if (!flagSpec) {
+      if (inline === undefined) i += 1;
+      continue;
+    }
+    if (flagSpec.type === 'boolean') continue;
+    if (flagSpec.type === 'list') {
+      while (i + 1 < given.length && !given[i + 1]!.text.startsWith('--')) i += 1;
+      continue;
+    }
+    const value = inline !== undefined ? { text: inline, column: word.column + flag.length + 1 } : given[++i];
+    if (value && flagSpec.values) diagnostics.push(...checkValue(value, flagSpec.values, `${flag} of "gsd-tools ${name}"`));
+  }
+  const args = spec.args ?? [];
+  for (const [index, arg] of args.entries()) {
+    const taken = arg.variadic ? positional.slice(index) : positional.slice(index, index + 1);
+    for (const word of taken) {
+      if (arg.values) diagnostics.push(...checkValue(word, arg.values, `<${arg.name}> of "gsd-tools ${name}"`));
+      if (arg.refersTo === 'config-key' && isLiteral(word.text) && !referents.isConfigKey(word.text)) {
+        diagnostics.push(...report(word, 'cli-bad-argument', `expected a config key of schemas/config.schema.json for <${arg.name}> of "gsd-tools ${name}", found "${word.text}"`));
+      }
+      if (arg.refersTo === 'template' && isLiteral(word.text) && !referents.templates.has(word.text)) {
+        diagnostics.push(...report(word, 'cli-bad-argument', `expected a template of gsd-core/templates (${[...referents.templates].sort().join(', ')}) for <${arg.name}> of "gsd-tools ${name}", found "${word.text}"`));
+      }
+    }
   }
   return diagnostics;
+
+  function checkValue(word: Word, values: readonly string[], what: string): Diagnostic[] {
+    if (!isLiteral(word.text) || values.includes(word.text)) return [];
+    return report(word, 'cli-bad-argument', `expected one of ${values.join(', ')} for ${what}, found "${word.text}"`);
+  }
+}
+
+/** A value the corpus wrote out, not one the agent fills in ({phase}, <name>, $VAR, $(…), [a|b] choices). */
+function isLiteral(text: string): boolean {
+  return text !== '' && !/[{}<>$|[\]…]/.test(text);
 }
 
 /** Words of a shell command line up to its end (`;`, `&&`, `||`, `|`, `)`, a comment or a redirection). */

@@ -19,6 +19,8 @@ export interface ArgSpec {
   required: boolean;
   variadic?: true;
   values?: string[];
+  /** What a literal value must name; the compiler checks it (check-cli-calls). */
+  refersTo?: 'config-key' | 'template';
   summary?: string;
 }
 

@@ -75,6 +75,14 @@ export function schemaFor(key: string): SchemaNode | null {
   return node ?? null;
 }
 
+/** Flat top-level spellings config-get also answers (see applyFlatAliases). */
+const FLAT_KEYS = ['commit_docs', 'search_gitignored'];
+
+/** Is `key` something config-get can answer: a key the schema allows, or a flat alias? */
+export function isConfigKey(key: string): boolean {
+  return schemaFor(key) !== null || FLAT_KEYS.includes(key);
+}
+
 /** Every static dotted key in the schema (for messages and docs). */
 export function knownKeys(node: SchemaNode = schema, prefix = ''): string[] {
   const out: string[] = [];
