@@ -8,7 +8,7 @@ import type { Ctx } from '../core/context.ts';
 import { CliError } from '../core/errors.ts';
 import { exists, isDir, listDir, readTextIfExists } from '../core/fs.ts';
 import { readFrontmatter, type YamlMap } from '../md/frontmatter.ts';
-import { loadConfig, getPath, type JsonMap } from '../config/config.ts';
+import { configDefaults, loadConfig, getPath, type JsonMap } from '../config/config.ts';
 import { resolveModel } from '../config/models.ts';
 import { phaseInfo, phaseDocs, roadmapFor, stateMilestone, verificationStatus, type PhaseInfo } from '../planning/phase-info.ts';
 import { comparePhase, diskStatus, displayPhase, findPhaseDir, isSentinel, listPhaseDirs, scanPhase, slugify } from '../planning/phases.ts';
@@ -47,6 +47,8 @@ export interface InitSpec {
   /** Output key prefix → agent name, e.g. planner → gsd-planner gives planner_model. */
   models: Record<string, string>;
   parts: Part[];
+  /** Config keys the workflow reads, answered as their last segment (workflow.ui_phase → ui_phase), defaults applied, so it needs no config-get. */
+  settings?: string[];
 }
 
 /** The rows. Arguments and flags of each workflow live in command-table.json. */
@@ -89,11 +91,11 @@ export const INIT_TABLE: Record<string, InitSpec> = {
   'docs-update': { models: { writer: 'gsd-doc-writer', verifier: 'gsd-doc-verifier' }, parts: ['brownfield'] },
   update: { models: {}, parts: ['install'] },
   debug: { models: { debugger: 'gsd-debugger' }, parts: ['debug'] },
-  'secure-phase': { models: { auditor: 'gsd-security-auditor' }, parts: ['phase', 'docs'] },
-  'ui-phase': { models: { researcher: 'gsd-ui-researcher', checker: 'gsd-ui-checker' }, parts: ['phase', 'docs', 'search'] },
+  'secure-phase': { models: { auditor: 'gsd-security-auditor' }, parts: ['phase', 'docs'], settings: ['workflow.security_block_on', 'workflow.security_asvs_level'] },
+  'ui-phase': { models: { researcher: 'gsd-ui-researcher', checker: 'gsd-ui-checker' }, parts: ['phase', 'docs', 'search'], settings: ['workflow.ui_phase', 'workflow.ui_safety_gate', 'workflow.text_mode'] },
   'ui-review': { models: { auditor: 'gsd-ui-auditor' }, parts: ['phase', 'docs'] },
-  'validate-phase': { models: { auditor: 'gsd-nyquist-auditor' }, parts: ['phase', 'docs'] },
-  'add-tests': { models: { executor: 'gsd-executor' }, parts: ['phase', 'docs'] },
+  'validate-phase': { models: { auditor: 'gsd-nyquist-auditor' }, parts: ['phase', 'docs'], settings: ['workflow.nyquist_validation', 'workflow.test_command'] },
+  'add-tests': { models: { executor: 'gsd-executor' }, parts: ['phase', 'docs'], settings: ['workflow.test_command'] },
   ship: { models: { reviewer: 'gsd-code-reviewer', writer: 'gsd-doc-writer' }, parts: ['phase', 'docs', 'verify', 'git'] },
   'audit-milestone': { models: { checker: 'gsd-integration-checker' }, parts: ['milestone', 'progress'] },
   capture: { models: {}, parts: ['todos', 'capture'] },
@@ -588,6 +590,8 @@ const init: Handler = (inv, ctx) => {
   out.commit_docs = resolved.commit_docs;
   out.model_profile = resolved.model_profile;
   for (const part of spec.parts) Object.assign(out, PARTS[part](ic));
+  const defaults = configDefaults();
+  for (const key of spec.settings ?? []) out[key.slice(key.lastIndexOf('.') + 1)] = getPath(resolved, key) ?? getPath(defaults, key) ?? null;
   const root = ctx.maybeRoot;
   const planning = root ? path.join(root, '.planning') : null;
   const dir = agentsDir(ctx);

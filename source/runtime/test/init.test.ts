@@ -4,6 +4,7 @@ import { suite, assert } from '../../../compiler/test/harness.ts';
 import { WHEN_PREDICATES } from '../init/sections.ts';
 import { INIT_TABLE } from '../commands/init.ts';
 import { TABLE } from '../cli/table.ts';
+import { isConfigKey } from '../config/config.ts';
 import { REPO_ROOT } from '../build.ts';
 import { project, run, standardProject, summary, tmpDir } from './helpers.ts';
 
@@ -166,6 +167,13 @@ s('should give the review, audit and UI workflows their models and phase documen
   const audit = await run(['init', 'audit-milestone'], { cwd: root });
   assert.type(audit.json.checker_model, 'string');
   assert.ok(Array.isArray(audit.json.phases));
+});
+
+s('should answer the config settings each row declares, with defaults, under their last key segment', async () => {
+  for (const [wf, spec] of Object.entries(INIT_TABLE)) for (const key of spec.settings ?? []) assert.ok(isConfigKey(key), `${wf}: ${key} is not a config key`);
+  const root = standardProject({ '.planning/config.json': '{"workflow": {"security_block_on": "critical"}}' });
+  const r = await run(['init', 'secure-phase', '1'], { cwd: root });
+  assert.equal([r.json.security_block_on, r.json.security_asvs_level], ['critical', 1], 'the file value, then the schema default');
 });
 
 s('should tell update which bundle is installed where gsd-tools runs', async () => {
