@@ -183,7 +183,9 @@ export function runtimeHooks(registry: readonly HookEntry[], surface: HookSurfac
     const toolMap = surface.matcherToolMap ? toolMaps[surface.matcherToolMap] : undefined;
     const matcher = hook.matcher === undefined ? undefined : mapTools(hook.matcher.split('|'), toolMap).join('|') || undefined;
     if (hook.matcher !== undefined && matcher === undefined) continue;
-    hooks.push({ id: hook.id, event, ...(matcher ? { matcher } : {}), ...(hook.timeout ? { timeout: hook.timeout } : {}), ...(hook.crashPolicy ? { crashPolicy: hook.crashPolicy } : {}), command: surface.command.replaceAll('{file}', scriptName(hook)) });
+    // The registry counts seconds; a runtime that reads milliseconds (Auggie) would otherwise kill every hook after a few ms.
+    const timeout = hook.timeout && surface.timeoutUnit === 'milliseconds' ? hook.timeout * 1000 : hook.timeout;
+    hooks.push({ id: hook.id, event, ...(matcher ? { matcher } : {}), ...(timeout ? { timeout } : {}), ...(hook.crashPolicy ? { crashPolicy: hook.crashPolicy } : {}), command: surface.command.replaceAll('{file}', scriptName(hook)) });
   }
   return hooks;
 }

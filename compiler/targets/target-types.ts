@@ -78,6 +78,8 @@ export interface HookSurface {
   events?: Record<string, string | null>;
   /** Tool map applied to matchers. */
   matcherToolMap?: string;
+  /** The unit the runtime reads a hook timeout in; the registry gives seconds. */
+  timeoutUnit?: 'seconds' | 'milliseconds';
   /** The command line that runs a hook; {file} is the script's file name. */
   command: string;
 }

@@ -344,6 +344,8 @@ group('should register the hook registry in each runtime format, with its events
           for (const entry of list) {
             if (entry.matcher) matchersSeen.push(entry.matcher);
             if (id === 'augment') commandsSeen.push(...entry.hooks!.map((handler) => handler.command));
+            // Auggie reads milliseconds: the registry's 5 and 10 seconds become 5000 and 10000, never a few ms.
+            if (id === 'augment') for (const handler of entry.hooks as { timeout?: number }[]) assert.ok(handler.timeout === undefined || handler.timeout >= 1000, `${id}/${scope}: timeout ${handler.timeout} ms`);
             else commandsSeen.push(entry.command!);
             if (id === 'windsurf') assert.equal(Object.keys(entry), ['command', 'show_output']);
             if (id === 'cursor') for (const key of Object.keys(entry)) assert.ok(['command', 'matcher', 'timeout', 'failClosed'].includes(key), key);

@@ -8,7 +8,11 @@
 //   With "toolCalls": [{"name", "arguments"}, …], each request that offers the
 //   next listed tool is answered with a call to it, in order (so the program's
 //   hooks on those tools run); every other request gets the one-word reply.
-//   Augment API: POST /get-models answers with `augmentFlags` as feature flags; any other path gets {}.
+//   Augment API: POST /get-models answers with `augmentFlags` as feature flags;
+//   POST /chat-stream answers in Augment's stream (one JSON object a line):
+//   with "toolCalls", a request that offers the next listed tool (in
+//   tool_definitions) gets a tool-use node calling it, otherwise one word.
+//   Any other path gets {}.
 import http from 'node:http';
 import { appendFileSync, writeFileSync } from 'node:fs';
 
@@ -20,6 +24,32 @@ function json(res, body) {
   res.end(JSON.stringify(body));
 }
 
+/**
+ * Auggie reads newline-terminated JSON objects { text, nodes, stop_reason }; a
+ * tool call is a response node of type 5 whose tool_use carries the tool's
+ * name, an id and its input as a JSON string. The result comes back in the
+ * next request as a tool_result_node with that id.
+ */
+function augmentChatStream(res, body) {
+  let request = {};
+  try {
+    request = JSON.parse(body);
+  } catch {
+    /* not JSON */
+  }
+  const call = toolCalls[0];
+  const offered = !request.silent && (request.tool_definitions ?? []).some((tool) => tool.name === call?.name);
+  res.writeHead(200, { 'content-type': 'application/json' });
+  if (call && offered) {
+    toolCalls.shift();
+    const id = `toolu_stub_${config.toolCalls.length - toolCalls.length}`;
+    const node = { id: 1, type: 5, tool_use: { tool_use_id: id, tool_name: call.name, input_json: call.arguments } };
+    res.end(`${JSON.stringify({ text: '', nodes: [node], stop_reason: 'TOOL_USE_REQUESTED' })}\n`);
+    return;
+  }
+  res.end(`${JSON.stringify({ text: 'ok', stop_reason: 'END_TURN' })}\n`);
+}
+
 const server = http.createServer((req, res) => {
   let body = '';
   req.on('data', (d) => (body += d));
@@ -28,6 +58,10 @@ const server = http.createServer((req, res) => {
     const url = req.url ?? '';
     if (url.endsWith('/get-models')) {
       json(res, { default_model: 'dummy', models: [], languages: [], feature_flags: config.augmentFlags ?? {} });
+      return;
+    }
+    if (url.endsWith('/chat-stream')) {
+      augmentChatStream(res, body);
       return;
     }
     if (url.endsWith('/models')) {
