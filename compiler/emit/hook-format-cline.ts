@@ -32,7 +32,7 @@ const CLINE_TOOLS: Record<string, string> = {
   use_subagents: 'Task',
 };
 
-/** Cline stops waiting for a hook after 30 seconds; the dispatcher keeps its hooks inside this. */
+/** Cline documents a 30-second hook limit (the 3.0.65 CLI core waits up to 120 s); the dispatcher keeps its hooks inside the smaller. */
 const BUDGET_MS = 25_000;
 
 /** The dispatcher script for the hooks of one or more Cline events. */
