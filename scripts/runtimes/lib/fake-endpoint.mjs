@@ -24,30 +24,58 @@ function json(res, body) {
   res.end(JSON.stringify(body));
 }
 
+function parseBody(body) {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return {}; // not JSON: answer as if nothing was offered
+  }
+}
+
+/** The next listed tool call when the request offers that tool (then it is used up), else null; numbered from 1. */
+function nextToolCall(offeredNames) {
+  const call = toolCalls[0];
+  if (!call || !offeredNames.includes(call.name)) return null;
+  toolCalls.shift();
+  return { ...call, number: config.toolCalls.length - toolCalls.length };
+}
+
 /**
  * Auggie reads newline-terminated JSON objects { text, nodes, stop_reason }; a
  * tool call is a response node of type 5 whose tool_use carries the tool's
  * name, an id and its input as a JSON string. The result comes back in the
- * next request as a tool_result_node with that id.
+ * next request as a tool_result_node with that id. Background ("silent")
+ * requests never get a tool call.
  */
-function augmentChatStream(res, body) {
-  let request = {};
-  try {
-    request = JSON.parse(body);
-  } catch {
-    /* not JSON */
-  }
-  const call = toolCalls[0];
-  const offered = !request.silent && (request.tool_definitions ?? []).some((tool) => tool.name === call?.name);
+function augmentChatStream(res, request) {
+  const call = request.silent ? null : nextToolCall((request.tool_definitions ?? []).map((tool) => tool.name));
   res.writeHead(200, { 'content-type': 'application/json' });
-  if (call && offered) {
-    toolCalls.shift();
-    const id = `toolu_stub_${config.toolCalls.length - toolCalls.length}`;
-    const node = { id: 1, type: 5, tool_use: { tool_use_id: id, tool_name: call.name, input_json: call.arguments } };
+  if (call) {
+    const node = { id: 1, type: 5, tool_use: { tool_use_id: `toolu_stub_${call.number}`, tool_name: call.name, input_json: call.arguments } };
     res.end(`${JSON.stringify({ text: '', nodes: [node], stop_reason: 'TOOL_USE_REQUESTED' })}\n`);
     return;
   }
   res.end(`${JSON.stringify({ text: 'ok', stop_reason: 'END_TURN' })}\n`);
+}
+
+/** An OpenAI chat completion: a tool call when one is due, else "ok"; streamed as two chunks when asked. */
+function chatCompletion(res, request) {
+  const call = nextToolCall((request.tools ?? []).map((tool) => tool.function?.name));
+  const message = call
+    ? { role: 'assistant', content: null, tool_calls: [{ index: 0, id: `call_stub_${call.number}`, type: 'function', function: { name: call.name, arguments: call.arguments } }] }
+    : { role: 'assistant', content: 'ok' };
+  const finish = call ? 'tool_calls' : 'stop';
+  const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 };
+  const envelope = { id: 'stub', created: 0, model: 'dummy' };
+  if (request.stream !== true) {
+    json(res, { ...envelope, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: finish }], usage });
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const chunk = (choice, extra = {}) => res.write(`data: ${JSON.stringify({ ...envelope, object: 'chat.completion.chunk', choices: [choice], ...extra })}\n\n`);
+  chunk({ index: 0, delta: message, finish_reason: null });
+  chunk({ index: 0, delta: {}, finish_reason: finish }, { usage });
+  res.end('data: [DONE]\n\n');
 }
 
 const server = http.createServer((req, res) => {
@@ -56,71 +84,11 @@ const server = http.createServer((req, res) => {
   req.on('end', () => {
     appendFileSync(config.log, `${JSON.stringify({ method: req.method, url: req.url, body })}\n`);
     const url = req.url ?? '';
-    if (url.endsWith('/get-models')) {
-      json(res, { default_model: 'dummy', models: [], languages: [], feature_flags: config.augmentFlags ?? {} });
-      return;
-    }
-    if (url.endsWith('/chat-stream')) {
-      augmentChatStream(res, body);
-      return;
-    }
-    if (url.endsWith('/models')) {
-      json(res, { object: 'list', data: [{ id: 'dummy', object: 'model', created: 0, owned_by: 'local' }] });
-      return;
-    }
-    if (url.endsWith('/chat/completions')) {
-      let request = {};
-      try {
-        request = JSON.parse(body);
-      } catch {
-        /* not JSON */
-      }
-      const stream = request.stream === true;
-      const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 };
-      const call = toolCalls[0];
-      if (call && (request.tools ?? []).some((tool) => tool.function?.name === call.name)) {
-        toolCalls.shift();
-        const id = `call_stub_${(config.toolCalls.length - toolCalls.length)}`;
-        const calls = [{ index: 0, id, type: 'function', function: { name: call.name, arguments: call.arguments } }];
-        if (!stream) {
-          json(res, {
-            id: 'stub',
-            object: 'chat.completion',
-            created: 0,
-            model: 'dummy',
-            choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: calls }, finish_reason: 'tool_calls' }],
-            usage,
-          });
-          return;
-        }
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        const write = (choice, extra = {}) =>
-          res.write(`data: ${JSON.stringify({ id: 'stub', object: 'chat.completion.chunk', created: 0, model: 'dummy', choices: [choice], ...extra })}\n\n`);
-        write({ index: 0, delta: { role: 'assistant', content: null, tool_calls: calls }, finish_reason: null });
-        write({ index: 0, delta: {}, finish_reason: 'tool_calls' }, { usage });
-        res.end('data: [DONE]\n\n');
-        return;
-      }
-      if (!stream) {
-        json(res, {
-          id: 'stub',
-          object: 'chat.completion',
-          created: 0,
-          model: 'dummy',
-          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-          usage,
-        });
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const chunk = (choice, extra = {}) =>
-        res.write(`data: ${JSON.stringify({ id: 'stub', object: 'chat.completion.chunk', created: 0, model: 'dummy', choices: [choice], ...extra })}\n\n`);
-      chunk({ index: 0, delta: { role: 'assistant', content: 'ok' }, finish_reason: null });
-      chunk({ index: 0, delta: {}, finish_reason: 'stop' }, { usage });
-      res.end('data: [DONE]\n\n');
-      return;
-    }
-    json(res, {});
+    if (url.endsWith('/get-models')) json(res, { default_model: 'dummy', models: [], languages: [], feature_flags: config.augmentFlags ?? {} });
+    else if (url.endsWith('/chat-stream')) augmentChatStream(res, parseBody(body));
+    else if (url.endsWith('/models')) json(res, { object: 'list', data: [{ id: 'dummy', object: 'model', created: 0, owned_by: 'local' }] });
+    else if (url.endsWith('/chat/completions')) chatCompletion(res, parseBody(body));
+    else json(res, {});
   });
 });
 
