@@ -74,10 +74,20 @@ const commits: Handler = (inv, ctx) => {
   if (!inside.ok || inside.stdout.trim() !== 'true') throw notFound(`${ctx.root} is not inside a git repository`);
   // A repository with no commit yet has nothing to list, which is an answer, not an error.
   const hasHead = git(ctx, ['rev-parse', '--verify', '--quiet', 'HEAD']).ok;
-  const out = hasHead ? git(ctx, ['log', '--no-color', '--no-renames', '--format=%x1e%H%x1f%s%x1f%cI', '--name-only']) : { ok: true, stdout: '', stderr: '' };
-  if (!out.ok) throw failed(`git log failed: ${out.stderr}`);
-  const log = parseLog(out.stdout);
-  const chosen = selectCommits(log, sel);
+  const gitLog = (...args: string[]): LogEntry[] => {
+    const out = git(ctx, ['log', '--no-color', '--no-renames', '--format=%x1e%H%x1f%s%x1f%cI', ...args]);
+    if (!out.ok) throw failed(`git log failed: ${out.stderr}`);
+    return parseLog(out.stdout);
+  };
+  // Subjects of the whole history are cheap; file lists are read only from
+  // the oldest chosen commit up (HEAD, not its parents), which is all that the
+  // set and the later commits need.
+  const picked = hasHead ? selectCommits(gitLog(), sel) : [];
+  let log = picked.length ? gitLog('--name-only', 'HEAD', '--not', `${picked[picked.length - 1]!.hash}^@`) : [];
+  const wanted = new Set(picked.map((c) => c.hash));
+  // Merged side branches with skewed dates can put a chosen commit below that cut: then read it all.
+  if (log.filter((c) => wanted.has(c.hash)).length !== picked.length) log = gitLog('--name-only');
+  const chosen = log.filter((c) => wanted.has(c.hash));
   const status = git(ctx, ['status', '--porcelain', '--untracked-files=no']);
   return {
     data: {

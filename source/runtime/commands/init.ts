@@ -8,13 +8,13 @@ import type { Ctx } from '../core/context.ts';
 import { CliError } from '../core/errors.ts';
 import { exists, isDir, listDir, readTextIfExists } from '../core/fs.ts';
 import { readFrontmatter, type YamlMap } from '../md/frontmatter.ts';
-import { configDefaults, loadConfig, getPath, type JsonMap } from '../config/config.ts';
+import { loadConfig, getPath, type JsonMap } from '../config/config.ts';
 import { resolveModel } from '../config/models.ts';
 import { phaseInfo, phaseDocs, roadmapFor, stateMilestone, verificationStatus, type PhaseInfo } from '../planning/phase-info.ts';
 import { comparePhase, diskStatus, displayPhase, findPhaseDir, isSentinel, listPhaseDirs, scanPhase, slugify } from '../planning/phases.ts';
 import { countedPhases, type Roadmap } from '../planning/roadmap.ts';
 import { listSeeds, listThreads, listTodos } from '../planning/capture.ts';
-import { knowledgeBasePath, listSessions, parseKnowledgeBase } from '../planning/debug-session.ts';
+import { knowledgeBasePath, listSessions, parseKnowledgeBase, sessionFiles } from '../planning/debug-session.ts';
 import { git } from '../core/git.ts';
 import { selectSections, type Facts } from '../init/sections.ts';
 import { planIndex } from './phase.ts';
@@ -475,7 +475,7 @@ const PARTS: Record<Part, (ic: InitContext) => Record<string, unknown>> = {
       debug_dir: '.planning/debug',
       active_sessions: active,
       active_count: active.length,
-      resolved_count: ic.hasProject ? listSessions(ic.ctx, 'resolved').length : 0,
+      resolved_count: ic.hasProject ? sessionFiles(ic.ctx, 'resolved').length : 0,
       knowledge_base_path: '.planning/debug/knowledge-base.md',
       knowledge_base_entries: kb === null ? 0 : parseKnowledgeBase(kb, ic.ctx.rel(knowledgeBasePath(ic.ctx))).length,
       description: desc || null,
@@ -590,8 +590,8 @@ const init: Handler = (inv, ctx) => {
   out.commit_docs = resolved.commit_docs;
   out.model_profile = resolved.model_profile;
   for (const part of spec.parts) Object.assign(out, PARTS[part](ic));
-  const defaults = configDefaults();
-  for (const key of spec.settings ?? []) out[key.slice(key.lastIndexOf('.') + 1)] = getPath(resolved, key) ?? getPath(defaults, key) ?? null;
+  // `resolved` already holds the schema defaults under the file's values.
+  for (const key of spec.settings ?? []) out[key.slice(key.lastIndexOf('.') + 1)] = getPath(resolved, key) ?? null;
   const root = ctx.maybeRoot;
   const planning = root ? path.join(root, '.planning') : null;
   const dir = agentsDir(ctx);

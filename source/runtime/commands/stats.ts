@@ -3,8 +3,9 @@ import path from 'node:path';
 import type { Ctx } from '../core/context.ts';
 import { isDir, listDir, readTextIfExists } from '../core/fs.ts';
 import { git } from '../core/git.ts';
-import { listSeeds, listThreads, listTodos } from '../planning/capture.ts';
-import { listSessions } from '../planning/debug-session.ts';
+import { seedDir, threadDir, todoDir } from '../planning/capture.ts';
+import { sessionFiles } from '../planning/debug-session.ts';
+import { recordFiles } from '../planning/records.ts';
 import { diskStatus, isSentinel, listPhaseDirs, scanPhase } from '../planning/phases.ts';
 import { computeProgress, loadRoadmap } from '../planning/progress.ts';
 import type { Handler } from '../main.ts';
@@ -46,11 +47,12 @@ const stats: Handler = (_inv, ctx) => {
       },
       plans: { total: progress.total_plans, with_summary: progress.completed_plans },
       requirements: requirementCounts(readTextIfExists(path.join(planning, 'REQUIREMENTS.md'))),
-      todos: { pending: listTodos(ctx, 'pending').length, completed: listTodos(ctx, 'completed').length },
-      debug: { active: listSessions(ctx, 'active').length, resolved: listSessions(ctx, 'resolved').length },
+      // Counts only: the files are not opened.
+      todos: { pending: recordFiles(todoDir(ctx, 'pending')).length, completed: recordFiles(todoDir(ctx, 'completed')).length },
+      debug: { active: sessionFiles(ctx, 'active').length, resolved: sessionFiles(ctx, 'resolved').length },
       quick_tasks: listDir(quick).filter((n) => /^\d+-/.test(n) && isDir(path.join(quick, n))).length,
-      seeds: listSeeds(ctx).length,
-      threads: { open: listThreads(ctx, 'open').length, resolved: listThreads(ctx, 'resolved').length },
+      seeds: recordFiles(seedDir(ctx)).length,
+      threads: { open: recordFiles(threadDir(ctx, 'open')).length, resolved: recordFiles(threadDir(ctx, 'resolved')).length },
       git: gitNumbers(ctx),
     },
   };

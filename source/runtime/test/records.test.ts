@@ -128,6 +128,23 @@ s('should leave the session active when the knowledge base cannot be written', a
   assert.not.ok(fs.existsSync(path.join(root, '.planning/debug/resolved/crash-on-start.md')), 'the archive copy is rolled back');
 });
 
+s('should refuse to change a record whose frontmatter is broken, name its line, and leave it as it was', async () => {
+  const broken = '---\ntitle: x\nstatus: [unclosed\n---\n\n# Debug: x\n';
+  const root = project({ '.planning/debug/bad.md': broken, '.planning/todos/pending/2025-01-01-bad.md': '---\ntitle: t\n  oops: 1\n---\n' });
+  let r = await run(['debug', 'update', 'bad', '--next', 'look'], { cwd: root });
+  assert.is(r.code, 1);
+  assert.match(r.stderr, /\.planning\/debug\/bad\.md:3: /);
+  assert.is(read(root, '.planning/debug/bad.md'), broken, 'nothing half-written');
+  r = await run(['debug', 'list'], { cwd: root });
+  assert.is(r.code, 0, 'a listing still answers');
+  assert.match(r.stderr, /warning: \.planning\/debug\/bad\.md:3: /);
+  r = await run(['todo', 'complete', 'bad'], { cwd: root });
+  assert.is(r.code, 1);
+  assert.match(r.stderr, /\.planning\/todos\/pending\/2025-01-01-bad\.md:3: /);
+  assert.ok(fs.existsSync(path.join(root, '.planning/todos/pending/2025-01-01-bad.md')), 'not moved');
+  assert.not.ok(fs.existsSync(path.join(root, '.planning/todos/completed')), 'no half move');
+});
+
 s('should report a malformed knowledge-base entry with its line', async () => {
   const root = project({ '.planning/debug/knowledge-base.md': '# KB\n\n## ok-slug: fine\n\n- **Fix:** a\n\n## not a slug heading\n' });
   const r = await run(['debug', 'search', 'anything'], { cwd: root });
