@@ -1,5 +1,5 @@
 // The frame every GSD hook runs in: read the event JSON from stdin with a
-// timeout and a size cap, translate it from the runtime named by
+// hard deadline and a size cap, translate it from the runtime named by
 // `--runtime <id>` (lib/runtime.ts, runtimes.json) into Claude Code's input,
 // run the hook, print its answer in the runtime's output format, and on any
 // crash apply the hook's declared policy: "allow" lets the tool call through
@@ -8,7 +8,7 @@
 // arguments, so every hook states its stance in code.
 import fs from 'node:fs';
 import path from 'node:path';
-import { combine, normalize, render, resolveRuntime, runtimeArg, type Runtime } from './runtime.ts';
+import { combine, normalize, REGISTRY, render, resolveRuntime, runtimeArg, type Runtime } from './runtime.ts';
 
 export type CrashPolicy = 'allow' | 'deny';
 
@@ -33,28 +33,71 @@ export interface HookAnswer {
 }
 
 const MAX_STDIN = 4 * 1024 * 1024;
+/** Never wait longer than this for the payload, whatever the hook's timeout. */
+const MAX_STDIN_WAIT_MS = 3000;
 
-export function readStdin(timeoutMs = 3000, stream: NodeJS.ReadableStream = process.stdin): Promise<string> {
+/** What came on stdin, and whether the stream ended (a payload cut short by the deadline or the size cap is not complete). */
+export interface StdinRead {
+  text: string;
+  complete: boolean;
+}
+
+/**
+ * Reads the payload with a hard deadline. The deadline holds even when the
+ * writer keeps the pipe open and sends nothing, or trickles bytes forever:
+ * once it passes (or the size cap is reached) the stream is destroyed, so it
+ * can no longer keep the process alive either.
+ */
+export function readStdin(deadlineMs = MAX_STDIN_WAIT_MS, stream: NodeJS.ReadableStream = process.stdin): Promise<StdinRead> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
-    const finish = () => {
+    const finish = (complete: boolean) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
       stream.removeAllListeners('data');
-      resolve(Buffer.concat(chunks).toString('utf8'));
+      stream.removeAllListeners('end');
+      stream.removeAllListeners('error');
+      // A no-op error listener: a destroyed pipe may still report EPIPE/EOF.
+      stream.on('error', () => undefined);
+      // Whatever else the writer sends is not read: an open pipe must not keep the process alive.
+      stream.pause();
+      (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+      resolve({ text: Buffer.concat(chunks).toString('utf8'), complete });
     };
-    const timer = setTimeout(finish, timeoutMs);
+    const timer = setTimeout(() => finish(false), deadlineMs);
+    // A runtime that leaves the pipe open after a whole payload should not
+    // cost the full deadline: a chunk ending in "}" may close the object, so
+    // try to parse what is here (a few times at most, to stay linear).
+    let tries = 0;
     stream.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > MAX_STDIN) return finish();
+      if (size > MAX_STDIN) return finish(false);
       chunks.push(c);
+      if (tries < 8 && endsObject(c)) {
+        tries += 1;
+        try {
+          JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          finish(true);
+        } catch {
+          // not whole yet
+        }
+      }
     });
-    stream.on('end', finish);
-    stream.on('error', finish);
+    stream.on('end', () => finish(true));
+    stream.on('error', () => finish(false));
   });
+}
+
+function endsObject(chunk: Buffer): boolean {
+  for (let i = chunk.length - 1; i >= 0; i--) {
+    const byte = chunk[i]!;
+    if (byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09) continue;
+    return byte === 0x7d;
+  }
+  return false;
 }
 
 export function parseInput(text: string): HookInput {
@@ -63,11 +106,18 @@ export function parseInput(text: string): HookInput {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as HookInput) : {};
 }
 
+/** The answer a hook's crash policy gives, in Claude Code's terms (render() turns it into the runtime's). */
+export function policyAnswer(policy: CrashPolicy, why: string): HookAnswer {
+  return policy === 'deny' ? { exitCode: 2, stderr: `GSD hook failed and its policy is to block: ${why}` } : { exitCode: 0 };
+}
+
 /**
  * One call of a hook: the runtime's payload normalized to Claude Code inputs
  * (none when the call is not this hook's tool, several for a multi-file
  * patch), the hook run on each, the answers combined and rendered for the
- * runtime. A crash anywhere gives the policy's answer, rendered the same way.
+ * runtime. A crash anywhere gives the policy's answer, rendered the same way,
+ * and so does a payload that never finished arriving (`stdin.complete`
+ * false) unless what did arrive is already a whole JSON object.
  */
 export async function answerHook(
   id: string,
@@ -75,21 +125,20 @@ export async function answerHook(
   hook: (input: HookInput) => HookAnswer | Promise<HookAnswer>,
   text: string,
   runtime: Runtime | undefined,
+  stdin: Pick<StdinRead, 'complete'> = { complete: true },
 ): Promise<HookAnswer> {
   let event: string | undefined;
   let runtimeEvent: string | undefined;
   let answer: HookAnswer;
   try {
+    if (!stdin.complete && text.trim() === '') throw new Error('no payload arrived on stdin before the deadline');
     const normalized = normalize(parseInput(text), runtime, id);
     ({ event, runtimeEvent } = normalized);
     const answers: HookAnswer[] = [];
     for (const input of normalized.inputs) answers.push(await hook(input));
     answer = combine(answers);
   } catch (error) {
-    answer =
-      policy === 'deny'
-        ? { exitCode: 2, stderr: `GSD hook failed and its policy is to block: ${(error as Error)?.message ?? error}` }
-        : { exitCode: 0 };
+    answer = policyAnswer(policy, String((error as Error)?.message ?? error));
   }
   try {
     return render(answer, runtime, event, runtimeEvent);
@@ -98,12 +147,70 @@ export async function answerHook(
   }
 }
 
-/** Run a hook as a process: stdin → answer → stdout/exit code, in the protocol of the runtime its command names. */
+/** The shortest timeout (seconds) the registry gives hook `id`, or null for a hook it does not list. */
+export function registeredTimeout(id: string, registry: readonly { id: string; timeout?: number }[] = REGISTRY): number | null {
+  const timeouts = registry.filter((entry) => entry.id === id && typeof entry.timeout === 'number').map((entry) => entry.timeout!);
+  return timeouts.length > 0 ? Math.min(...timeouts) : null;
+}
+
+/**
+ * How long a hook process may take, from its registered timeout: stdin gets
+ * at most a third of it (and never more than 3 s); the whole answer must be
+ * out by four fifths, before the runtime gives up on the hook and, for most
+ * runtimes, lets the tool call through whatever the hook would have said.
+ */
+export function hookDeadlines(id: string): { stdinMs: number; answerMs: number } {
+  const timeoutMs = (registeredTimeout(id) ?? 5) * 1000;
+  return { stdinMs: Math.min(MAX_STDIN_WAIT_MS, Math.floor(timeoutMs / 3)), answerMs: Math.floor(timeoutMs * 0.8) };
+}
+
+function emit(answer: HookAnswer, sync: boolean): void {
+  const out = answer.text ?? (answer.stdout !== undefined ? `${JSON.stringify(answer.stdout)}\n` : '');
+  const err = answer.stderr ? `${answer.stderr}\n` : '';
+  if (!sync) {
+    if (out) process.stdout.write(out);
+    if (err) process.stderr.write(err);
+    return;
+  }
+  // The watchdog exits right after writing: a pending asynchronous write would be lost.
+  for (const [fd, text] of [[1, out], [2, err]] as const) {
+    try {
+      if (text) fs.writeSync(fd, text);
+    } catch {
+      // a closed pipe: nothing more can be said
+    }
+  }
+}
+
+/**
+ * Run a hook as a process: stdin → answer → stdout/exit code, in the protocol
+ * of the runtime its command names. A watchdog answers with the crash policy
+ * and exits if the answer is not out in time (a hung file system, a stalled
+ * pipe); it is unref'd, so a hook that finishes never waits for it.
+ */
 export async function runHook(id: string, policy: CrashPolicy, hook: (input: HookInput) => HookAnswer | Promise<HookAnswer>): Promise<void> {
-  const answer = await answerHook(id, policy, hook, await readStdin(), resolveRuntime(runtimeArg(process.argv.slice(2))));
-  if (answer.text !== undefined) process.stdout.write(answer.text);
-  else if (answer.stdout !== undefined) process.stdout.write(`${JSON.stringify(answer.stdout)}\n`);
-  if (answer.stderr) process.stderr.write(`${answer.stderr}\n`);
+  const runtime = resolveRuntime(runtimeArg(process.argv.slice(2)));
+  const { stdinMs, answerMs } = hookDeadlines(id);
+  let answered = false;
+  const watchdog = setTimeout(() => {
+    if (answered) return;
+    answered = true;
+    let late = policyAnswer(policy, `no answer within ${answerMs} ms`);
+    try {
+      late = render(late, runtime, undefined, undefined);
+    } catch {
+      // keep the Claude Code form
+    }
+    emit(late, true);
+    process.exit(late.exitCode ?? 0);
+  }, answerMs);
+  watchdog.unref();
+  const stdin = await readStdin(stdinMs);
+  const answer = await answerHook(id, policy, hook, stdin.text, runtime, stdin);
+  if (answered) return;
+  answered = true;
+  clearTimeout(watchdog);
+  emit(answer, false);
   process.exitCode = answer.exitCode ?? 0;
 }
 

@@ -54,10 +54,11 @@ interface RegistryEntry {
   id: string;
   event: string;
   matcher?: string;
+  timeout?: number;
 }
 
 export const RUNTIMES = (tableData as unknown as { runtimes: Record<string, RuntimeSpec> }).runtimes;
-const REGISTRY = registryData as unknown as RegistryEntry[];
+export const REGISTRY = registryData as unknown as RegistryEntry[];
 
 /** The value after `--runtime` (or of `--runtime=<id>`) in the hook's arguments. */
 export function runtimeArg(argv: readonly string[]): string | undefined {
