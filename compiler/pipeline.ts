@@ -21,6 +21,8 @@ import { checkCliCalls, type CommandTable } from './check/check-cli-calls.ts';
 import { isConfigKey } from '../source/runtime/config/config.ts';
 import { emitBundle, type GeneratedFile, type VirtualTree } from './emit/emit-bundle.ts';
 import { loadTargets } from './targets/load-targets.ts';
+import { landingPolicies } from './targets/landing-policy.ts';
+import type { LandingPolicy } from '../source/runtime/install/landing.ts';
 import { SCOPE_IDS, type ScopeId, type Target } from './targets/target-types.ts';
 import vocabularyData from './data/when-vocabulary.json' with { type: 'json' };
 
@@ -82,7 +84,8 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     ...checkOnlyBlocks(ir.nodes, targets.map((target) => target.definition.id)),
     ...cliCallFindings(files, layout, ir.nodes),
   );
-  const built = await buildGenerated(options.sourceDir);
+  // The installer carries the landing policies of the targets these bundles are built for.
+  const built = await buildGenerated(options.sourceDir, landingPolicies(targets));
   const generated: GeneratedFile[] = [
     // Built programs (a shebang line) are executables: mode 0755 in bundles and zips.
     ...built.map((file) => (startsWithShebang(file.contents) ? { ...file, executable: true } : file)),
@@ -138,11 +141,13 @@ export function emitBundles(compiled: Compiled, selections: readonly BundleSelec
 }
 
 /** Files built from the corpus's TypeScript (runtime CLI, hooks), when it has any. */
-async function buildGenerated(sourceDir: string): Promise<GeneratedFile[]> {
+async function buildGenerated(sourceDir: string, policies: readonly LandingPolicy[]): Promise<GeneratedFile[]> {
   const builder = path.join(sourceDir, 'runtime', 'build.ts');
   if (!existsSync(builder)) return [];
-  const module = (await import(pathToFileURL(path.resolve(builder)).href)) as { bundleRuntime?: () => Promise<GeneratedFile[]> | GeneratedFile[] };
-  return module.bundleRuntime ? [...(await module.bundleRuntime())] : [];
+  const module = (await import(pathToFileURL(path.resolve(builder)).href)) as {
+    bundleRuntime?: (options: { policies: readonly LandingPolicy[] }) => Promise<GeneratedFile[]> | GeneratedFile[];
+  };
+  return module.bundleRuntime ? [...(await module.bundleRuntime({ policies }))] : [];
 }
 
 async function packageVersion(): Promise<string> {

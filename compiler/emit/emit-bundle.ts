@@ -170,7 +170,7 @@ function fence(yaml: string): string {
 }
 
 /** How the installer treats each config format: merged into the user's file, or (file) owned outright. */
-const CONFIG_MERGE_FORMATS: Record<ConfigFile['format'], MergeFormat | null> = { json: 'json', toml: 'toml', markdown: 'markdown', file: null };
+export const CONFIG_MERGE_FORMATS: Record<ConfigFile['format'], MergeFormat | null> = { json: 'json', toml: 'toml', markdown: 'markdown', file: null };
 
 function renderConfig(config: ConfigFile, target: Target): string {
   switch (config.format) {

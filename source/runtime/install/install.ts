@@ -5,10 +5,13 @@
 // with their hashes, and per shared config file the edits GSD made and the
 // entries it added, so uninstall restores exactly what was there before.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { failed, refused, usage } from '../core/errors.ts';
 import { sha256, unsafePath, type Bundle, type BundleManifest } from './bundle.ts';
 import { isEmptyConfig, mergeConfig, undoEdits, unmergeConfig, type Added, type Edit, type MergeFormat } from './merge.ts';
+import { checkManifestLanding, checkRecordLanding, type LandingPolicy } from './landing.ts';
+import { LANDING_POLICIES } from './landing-table.ts';
 
 export const INSTALLED_FILE = 'gsd-install-manifest.json';
 export const PATCHES_DIR = 'gsd-local-patches';
@@ -80,6 +83,8 @@ export interface Options {
   configDir?: string;
   dryRun?: boolean;
   force?: boolean;
+  /** Where each target's bundles may land; default: the table built into this installer. */
+  policies?: readonly LandingPolicy[];
 }
 
 export interface Report {
@@ -277,7 +282,17 @@ export function readInstalled(root: string): InstalledManifest | null {
   } catch (error) {
     throw refused(`${file}: not valid JSON (${(error as Error).message}); the record of the install is damaged, nothing was changed`);
   }
-  if (value?.installManifestVersion !== 1 || !Array.isArray(value.files) || !Array.isArray(value.config)) throw refused(`${file}: not an install record this gsd-tools can read; nothing was changed`);
+  const strings = ['target', 'scope', 'base', 'root', 'bundleRoot'] as const;
+  if (
+    value?.installManifestVersion !== 1 ||
+    !Array.isArray(value.files) ||
+    !Array.isArray(value.config) ||
+    !Array.isArray(value.dirs) ||
+    strings.some((key) => typeof value[key] !== 'string') ||
+    (value.relocation !== null && (typeof value.relocation?.from !== 'string' || typeof value.relocation?.to !== 'string'))
+  ) {
+    throw refused(`${file}: not an install record this gsd-tools can read; nothing was changed`);
+  }
   return value;
 }
 
@@ -306,6 +321,9 @@ export function planInstall(bundle: Bundle, options: Options): Plan {
   if (options.scope && options.scope !== manifest.scope) {
     throw usage(`this is the ${manifest.scope} bundle of ${manifest.runtime}; --${options.scope} needs the ${options.scope} bundle (gsd-${manifest.target}-${options.scope}-${manifest.version}.zip)`);
   }
+  const policies = options.policies ?? LANDING_POLICIES;
+  // Our own data decides where files may land; the manifest only names the target.
+  checkManifestLanding(manifest, policies, bundle.dir ?? 'bundle');
   const placement = resolvePlacement(manifest, options);
   if (bundle.dir && (isInside(bundle.dir, placement.base) || isInside(bundle.dir, placement.root))) {
     throw refused(`refused: the install would land inside the unzipped bundle (${bundle.dir}); run it from your ${manifest.scope === 'local' ? 'project folder' : 'home'}, outside the bundle`);
@@ -314,6 +332,8 @@ export function planInstall(bundle: Bundle, options: Options): Plan {
   if (previous && (previous.target !== manifest.target || previous.scope !== manifest.scope)) {
     throw refused(`refused: ${placement.root} holds GSD for ${previous.target} (${previous.scope}); uninstall that first`);
   }
+  // An update removes what the old record lists: the record must still describe this install.
+  if (previous) checkRecordLanding(previous, placement.root, options.home, policies, path.join(placement.root, INSTALLED_FILE));
   const manifestPath = path.join(placement.root, INSTALLED_FILE);
   const report: Report = {
     action: previous ? 'update' : 'install',
@@ -464,9 +484,11 @@ function planConfigRemoval(plan: Plan, before: InstalledConfig, show: (dest: str
 }
 
 /** Uninstall what the record at `root` says was installed. */
-export function planUninstall(root: string, options: Pick<Options, 'now' | 'dryRun'>): Plan {
+export function planUninstall(root: string, options: Pick<Options, 'now' | 'dryRun' | 'policies'> & { home?: string }): Plan {
   const installed = readInstalled(root);
   if (!installed) throw refused(`no GSD install found at ${root} (no ${INSTALLED_FILE}); nothing was changed`);
+  // Every path the record lists is checked against the target's policy before any is touched.
+  checkRecordLanding(installed, root, options.home ?? os.homedir(), options.policies ?? LANDING_POLICIES, path.join(root, INSTALLED_FILE));
   const placement: Placement = { base: installed.base, root, relocation: installed.relocation };
   const show = (dest: string) => display(dest, placement, installed.scope);
   const report: Report = {
@@ -578,7 +600,7 @@ export function install(bundle: Bundle, options: Options): Report {
   return plan.report;
 }
 
-export function uninstall(root: string, options: Pick<Options, 'now' | 'dryRun'>): Report {
+export function uninstall(root: string, options: Pick<Options, 'now' | 'dryRun' | 'policies'> & { home?: string }): Report {
   const plan = planUninstall(root, options);
   if (!options.dryRun) applyPlan(plan, { now: options.now, fromVersion: plan.report.version });
   return plan.report;

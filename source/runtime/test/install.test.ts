@@ -18,13 +18,17 @@ import { bundleFromFiles, MANIFEST_FILE, type BundleManifest } from '../install/
 import { install, INSTALLED_FILE, PATCHES_DIR, uninstall, type Options, type Report } from '../install/install.ts';
 import { mergeConfig, mergeJson, mergeToml, undoEdits, unmergeConfig, type MergeFormat } from '../install/merge.ts';
 import { tmpDir } from './helpers.ts';
+import { landingPolicies } from '../../../compiler/targets/landing-policy.ts';
+import type { LandingPolicy } from '../install/landing.ts';
 
 const s = suite('install');
 let bundles: Map<string, VirtualTree>;
+let policies: LandingPolicy[];
 
 s.before(async () => {
   const compiled = await compile({ sourceDir: path.join(REPO_ROOT, 'source') });
   bundles = emitBundles(compiled, allBundles(compiled.targets)).bundles;
+  policies = landingPolicies(compiled.targets);
 });
 
 const sha = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
@@ -91,7 +95,7 @@ function seedUser(key: string, manifest: BundleManifest, home: string, project: 
 }
 
 function options(home: string, project: string, extra: Partial<Options> = {}): Options {
-  return { home, cwd: project, env: {}, now: new Date('2026-01-02T03:04:05Z'), ...extra };
+  return { home, cwd: project, env: {}, now: new Date('2026-01-02T03:04:05Z'), policies, ...extra };
 }
 
 function userKeysKept(format: string, text: string, label: string): void {
