@@ -41,6 +41,7 @@ const FAMILIES: Record<string, () => Promise<HandlerModule>> = {
   debug: () => import('./commands/debug.ts'),
   stats: () => import('./commands/stats.ts'),
   commits: () => import('./commands/commits.ts'),
+  worktree: () => import('./commands/worktree.ts'),
   health: () => import('./commands/health.ts'),
   // Bundled apart (gsd-core/bin/gsd-install.cjs): only these two verbs load the installer.
   install: () => import('./commands/install.ts'),
@@ -126,7 +127,7 @@ export async function main(argv: string[], io: Io = {}): Promise<number> {
     const result = await handler(inv, ctx);
     flushWarnings();
     out(render(result, inv.global));
-    return 0;
+    return result.exitCode ?? 0;
   } catch (error) {
     flushWarnings();
     // The installer is bundled apart (gsd-install.cjs) with its own copy of CliError: match it by shape too.

@@ -7,6 +7,8 @@ export interface Result {
   data: unknown;
   /** The bare value printed with --raw; commands without one print JSON. */
   raw?: string;
+  /** Exit code for an answer that is printed but is a failure (commit not made, merge conflict); default 0. */
+  exitCode?: number;
 }
 
 /** Follow `a.b[0].c` / `x[-1]` through own properties; undefined when missing. */

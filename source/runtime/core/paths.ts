@@ -26,7 +26,7 @@ export function findProjectRoot(start: string): string | null {
 }
 
 /** For a linked worktree (`.git` is a file), the main worktree's directory. */
-function mainWorktreeOf(dir: string): string | null {
+export function mainWorktreeOf(dir: string): string | null {
   const dotGit = path.join(dir, '.git');
   let st: fs.Stats;
   try {
