@@ -106,7 +106,8 @@ export async function main(argv: string[], io: Io = {}): Promise<number> {
   let jsonErrors = env.GSD_JSON_ERRORS === '1' || argv.includes('--json-errors');
   let ctx: Ctx | undefined;
   const flushWarnings = () => {
-    for (const w of ctx?.warnings ?? []) err(`warning: ${w}\n`);
+    // Warnings already in the diagnostic shape (`path:line:col: warning CODE …`) print as they are.
+    for (const w of ctx?.warnings ?? []) err(/^\S+:\d+:\d+: warning [a-z-]+ /.test(w) ? `${w}\n` : `warning: ${w}\n`);
     if (ctx) ctx.warnings.length = 0;
   };
   try {

@@ -9,6 +9,8 @@ import { withLock } from '../core/lock.ts';
 import { scalarString } from '../cli/output.ts';
 import {
   checkConfig,
+  problemWarning,
+  sortConfig,
   coerceValue,
   configDefaults,
   deepMerge,
@@ -73,16 +75,24 @@ export const configSet: Handler = (inv, ctx: Ctx) => {
   const value = coerceValue(inv.args.value!, `config-set ${key}`);
   return withLock(`${ctx.planningPath('.lock')}`, () => {
     forgetConfig(ctx);
-    const cfg = loadConfig(ctx);
-    const next = structuredClone(cfg.file) as JsonMap;
+    // Quiet: a wrong value elsewhere in the file must not stop this key being set (or fixed).
+    const cfg = loadConfig(ctx, { quiet: true });
+    const next = structuredClone(cfg.raw) as JsonMap;
     const previous = getPath(next, key) ?? null;
     setPath(next, key, value === null ? undefined : value);
     const text = `${JSON.stringify(next, null, 2)}\n`;
+    const label = ctx.rel(cfg.path);
+    let sorted: ReturnType<typeof sortConfig>;
     try {
-      checkConfig(next, text, `${ctx.rel(cfg.path)} (after setting ${key})`);
+      sorted = sortConfig(next, text, `${label} (after setting ${key})`);
     } catch (error) {
       throw new CliError('refused', `config-set ${key}: ${(error as Error).message.replace(/^.*?\): /, '')}`);
     }
+    // The value being set must be right; values the file already had wrong stay as they were, and are reported.
+    const touches = (k: string) => k === key || k.startsWith(`${key}.`) || key.startsWith(`${k}.`);
+    const own = sorted.problems.find((p) => touches(p.key));
+    if (own) throw new CliError('refused', `config-set ${key}: ${own.key}: expected ${own.expected}, found ${JSON.stringify(own.found)}`);
+    for (const p of sorted.problems) ctx.warn(problemWarning(label, p));
     const changed = JSON.stringify(previous) !== JSON.stringify(value);
     if (changed || !cfg.exists) writeAtomic(cfg.path, text);
     return {

@@ -7,7 +7,8 @@ import type { Invocation } from '../cli/parse.ts';
 import type { Ctx } from '../core/context.ts';
 import { CliError } from '../core/errors.ts';
 import { exists, isDir, listDir, readTextIfExists } from '../core/fs.ts';
-import { readFrontmatter, type YamlMap } from '../md/frontmatter.ts';
+import type { YamlMap } from '../md/frontmatter.ts';
+import { currentFrontmatter, healWarning, parseStateHealing } from '../planning/state.ts';
 import { loadConfig, getPath, type JsonMap } from '../config/config.ts';
 import { resolveModel } from '../config/models.ts';
 import { phaseInfo, phaseDocs, roadmapFor, stateMilestone, verificationStatus, type PhaseInfo } from '../planning/phase-info.ts';
@@ -139,7 +140,12 @@ class InitContext {
     if (this.cache.state === undefined) {
       const text = this.hasProject ? readTextIfExists(path.join(this.ctx.planning, 'STATE.md')) : null;
       let fm: YamlMap = {};
-      if (text !== null) fm = readFrontmatter(text, this.ctx.rel(path.join(this.ctx.planning, 'STATE.md'))).data;
+      if (text !== null) {
+        // A frontmatter that does not parse is rebuilt from the body (in memory), as every state command does.
+        const sf = parseStateHealing(text, this.ctx.rel(path.join(this.ctx.planning, 'STATE.md')));
+        if (sf.healed) this.ctx.warn(healWarning(sf, 'read as rebuilt from the body; the next state write or `health --repair` rewrites it and keeps the old bytes beside it'));
+        fm = sf.healed ? currentFrontmatter(this.ctx, sf) : sf.fm.data;
+      }
       this.cache.state = text === null ? null : { fm, text };
     }
     return this.cache.state;
@@ -225,6 +231,19 @@ function brownfield(ic: InitContext) {
   };
 }
 
+/**
+ * The command that does each next action, spelled out so the compiler's check
+ * can see every command the CLI names. A passed phase is closed by
+ * verify-work (it runs `phase complete`).
+ */
+const NEXT_COMMAND: Record<string, string> = {
+  'discuss-phase': '/gsd-discuss-phase',
+  'plan-phase': '/gsd-plan-phase',
+  'execute-phase': '/gsd-execute-phase',
+  'verify-work': '/gsd-verify-work',
+  'complete-phase': '/gsd-verify-work',
+};
+
 function phaseObject(ic: InitContext, p: { norm: string; number: string; name: string }, checked: Set<string>) {
   const ctx = ic.ctx;
   const dir = findPhaseDir(ctx.planning, p.norm);
@@ -241,7 +260,7 @@ function phaseObject(ic: InitContext, p: { norm: string; number: string; name: s
   else if (summaries < scan.live.length) next = 'execute-phase';
   else if (vstatus !== 'passed') next = 'verify-work';
   else next = 'complete-phase';
-  const command = next === 'none' ? null : next === 'complete-phase' ? `/gsd-transition ${p.number}` : `/gsd-${next} ${p.number}`;
+  const command = next === 'none' ? null : `${NEXT_COMMAND[next]} ${p.number}`;
   return {
     number: p.number,
     name: p.name,

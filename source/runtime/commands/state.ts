@@ -202,7 +202,9 @@ const advancePlan: Handler = (_inv, ctx) => {
     }
     const p = setField(body, 'Plan', `${current + 1} of ${total}${m[3]}`);
     if (p.changed) changed.push(p.name);
-    const s = setField(body, 'Status', 'Ready to execute');
+    // Mid-phase the phase is still being executed: the next plan follows at once, so the
+    // status says so (a ready_to_execute here would read as "no workflow running").
+    const s = setField(body, 'Status', 'In progress');
     if (s.changed) changed.push(s.name);
     touchActivity(ctx, body, `Plan ${current} of phase ${phase ?? '?'} complete`, changed);
     return { advanced: true as const, previous_plan: current, current_plan: current + 1, total_plans: total, changed };

@@ -88,10 +88,14 @@ const fill: Handler = (inv, ctx) => {
     out = path.join(ctx.rel(info.dir?.dir ?? info.expectedDir), docName);
   }
   const target = confine(ctx.root, out, '--out');
-  if (bool(inv, '--dry-run')) return { data: { created: false, dry_run: true, path: ctx.rel(target), template: name, missing: rendered.missing, text: rendered.text }, raw: rendered.text };
+  if (bool(inv, '--dry-run')) return { data: { created: false, dry_run: true, path: ctx.rel(target), template: name, missing: rendered.missing, unfilled: rendered.unfilled, text: rendered.text }, raw: rendered.text };
   if (exists(target) && !bool(inv, '--force')) throw refused(`${ctx.rel(target)} already exists; pass --force to overwrite`);
+  // A field the template prints but nobody gave would be written as a blank ("Phase: 1 of  ()"): refuse, naming them all.
+  if (rendered.unfilled.length && !bool(inv, '--allow-missing')) {
+    throw refused(`template fill ${name}: no value for ${rendered.unfilled.map((f) => `"${f}"`).join(', ')}; give them in --fields (or --phase/--plan/--name), or pass --allow-missing to write them blank`, { missing_fields: rendered.unfilled });
+  }
   writeAtomic(target, rendered.text);
-  return { data: { created: true, path: ctx.rel(target), template: name, missing: rendered.missing }, raw: ctx.rel(target) };
+  return { data: { created: true, path: ctx.rel(target), template: name, missing: rendered.missing, unfilled: rendered.unfilled }, raw: ctx.rel(target) };
 };
 
 export const handlers: Record<string, Handler> = { 'template fill': fill };

@@ -145,7 +145,8 @@ const NEXT: Record<string, { action: string; command: (n: string) => string | nu
   missing: { action: 'verify', command: (n) => `/gsd-verify-work ${n}` },
   gaps_found: { action: 'plan-gaps', command: (n) => `/gsd-plan-phase ${n} --gaps` },
   human_needed: { action: 'human-verify', command: (n) => `/gsd-verify-work ${n}` },
-  passed: { action: 'complete', command: (n) => `/gsd-transition ${n}` },
+  // verify-work closes a passed phase (`phase complete`); no bundle ships a separate transition command.
+  passed: { action: 'complete', command: (n) => `/gsd-verify-work ${n}` },
   unknown: { action: 'fix-verification', command: () => null },
 };
 

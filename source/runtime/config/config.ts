@@ -101,11 +101,115 @@ export function knownKeys(node: SchemaNode = schema, prefix = ''): string[] {
 export interface LoadedConfig {
   path: string;
   exists: boolean;
-  /** The file as written (empty object when absent). */
+  /** The file as read, minus the values that do not match the schema (those fall back to defaults). */
   file: JsonMap;
+  /** The file exactly as parsed, wrong values included (what config-set edits). */
+  raw: JsonMap;
   /** Defaults with the file merged over them. */
   resolved: JsonMap;
   text: string | null;
+  /** Values of the wrong type or out of range, set aside. */
+  problems: ConfigProblem[];
+}
+
+/** A config value the schema refuses: reported, then ignored in favour of the default. */
+export interface ConfigProblem {
+  /** Dotted key, e.g. workflow.research. */
+  key: string;
+  line: number | undefined;
+  /** What the schema wants, e.g. "boolean" or "one of [\"interactive\",\"yolo\"]". */
+  expected: string;
+  found: Json;
+  /** The value used instead (undefined: the key has no default and is ignored). */
+  fallback: Json | undefined;
+}
+
+export const CONFIG_PROBLEM_CODE = 'config-invalid-value';
+
+export function describeProblem(p: ConfigProblem): string {
+  const instead = p.fallback === undefined ? 'the key is ignored' : `using the default ${JSON.stringify(p.fallback)}`;
+  return `${p.key}: expected ${p.expected}, found ${JSON.stringify(p.found)}; ${instead}`;
+}
+
+/** The warning line: `path:line:col: warning config-invalid-value key: expected …, found …; using the default …`. */
+export function problemWarning(file: string, p: ConfigProblem): string {
+  return `${file}:${p.line ?? 1}:1: warning ${CONFIG_PROBLEM_CODE} ${describeProblem(p)}`;
+}
+
+function expectation(e: AjvError): string {
+  const params = e.params as { type?: string | string[]; allowedValues?: unknown[]; limit?: number; comparison?: string; missingProperty?: string };
+  if (e.keyword === 'type') return Array.isArray(params.type) ? params.type.join(' or ') : String(params.type);
+  if (e.keyword === 'enum') return `one of ${JSON.stringify(params.allowedValues)}`;
+  if (e.keyword === 'required') return `an object with "${params.missingProperty}"`;
+  if (params.comparison && params.limit !== undefined) return `a number ${params.comparison} ${params.limit}`;
+  return e.message ? e.message.replace(/^must (be )?/, '') : e.keyword;
+}
+
+function deletePointer(obj: JsonMap, pointer: string): void {
+  const parts = pointer.slice(1).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  let cur: Json = obj;
+  for (const part of parts.slice(0, -1)) {
+    if (Array.isArray(cur)) cur = cur[Number(part)]!;
+    else if (isMap(cur)) cur = cur[part]!;
+    else return;
+  }
+  const last = parts[parts.length - 1]!;
+  if (Array.isArray(cur)) cur.splice(Number(last), 1);
+  else if (isMap(cur)) delete cur[last];
+}
+
+function atPointer(obj: Json, pointer: string): Json | undefined {
+  let cur: Json | undefined = obj;
+  for (const part of pointer.slice(1).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))) {
+    if (Array.isArray(cur)) cur = cur[Number(part)];
+    else if (isMap(cur) && Object.prototype.hasOwnProperty.call(cur, part)) cur = cur[part];
+    else return undefined;
+  }
+  return cur;
+}
+
+/**
+ * Sort a parsed config into what is usable and what is not. Unknown keys are
+ * warnings and stay (they are ignored anyway); a value the schema refuses is
+ * taken out (so its default applies) and reported as a problem. Only a
+ * config that is not an object at all is an error.
+ */
+export function sortConfig(data: unknown, text: string, file: string): { usable: JsonMap; warnings: string[]; problems: ConfigProblem[] } {
+  if (!isMap(data)) throw new FileFormatError(file, 1, 'config must be a JSON object');
+  const usable = structuredClone(data) as JsonMap;
+  const warnings: string[] = [];
+  const problems: ConfigProblem[] = [];
+  // Each round takes out the deepest refused values only, then checks again, so
+  // a wrong leaf inside a oneOf branch costs that leaf, not its whole object.
+  for (let round = 0; round < 50 && !validateConfigShape(usable); round++) {
+    const errors = validateConfigShape.errors ?? [];
+    for (const e of errors) {
+      if (e.keyword !== 'additionalProperties' || round > 0) continue;
+      const extra = String((e.params as { additionalProperty?: string }).additionalProperty);
+      const pointer = `${e.instancePath}/${extra}`;
+      const line = lineOfPointer(text, pointer);
+      warnings.push(`${file}${line ? `:${line}` : ''}: unknown config key "${pointer.slice(1).replace(/\//g, '.')}" (ignored)`);
+    }
+    const refused = errors.filter((e) => e.keyword !== 'additionalProperties' && e.instancePath !== '');
+    if (refused.length === 0) break;
+    const depth = (e: AjvError) => e.instancePath.split('/').length;
+    const deepest = Math.max(...refused.map(depth));
+    const byPointer = new Map<string, AjvError[]>();
+    for (const e of refused.filter((x) => depth(x) === deepest)) byPointer.set(e.instancePath, [...(byPointer.get(e.instancePath) ?? []), e]);
+    for (const [pointer, group] of byPointer) {
+      const specific = group.filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'if');
+      const expected = [...new Set((specific.length ? specific : group).map(expectation))].join(' or ');
+      const found = atPointer(data as Json, pointer);
+      const key = pointer.slice(1).replace(/\//g, '.');
+      problems.push({ key, line: lineOfPointer(text, pointer), expected, found: found === undefined ? null : found, fallback: getPath(configDefaults(), key) });
+      deletePointer(usable, pointer);
+    }
+  }
+  if (!validateConfigShape(usable) && (validateConfigShape.errors ?? []).some((e) => e.keyword !== 'additionalProperties')) {
+    const e = validateConfigShape.errors!.find((x) => x.keyword !== 'additionalProperties')!;
+    throw new FileFormatError(file, lineOfPointer(text, e.instancePath), describe(e));
+  }
+  return { usable, warnings, problems };
 }
 
 function describe(e: AjvError): string {
@@ -155,8 +259,13 @@ export function configPath(ctx: Ctx): string {
 
 const cache = new WeakMap<Ctx, LoadedConfig>();
 
-/** Load and validate the project's config; cached per invocation. */
-export function loadConfig(ctx: Ctx, opts: { optionalProject?: boolean } = {}): LoadedConfig {
+/**
+ * Load and validate the project's config; cached per invocation. A value of
+ * the wrong type never blocks: it is reported (`ctx.warn`, unless quiet) and
+ * its default used, so every other key still reads and config-set can fix it.
+ * Invalid JSON still fails: there is no telling which values were meant.
+ */
+export function loadConfig(ctx: Ctx, opts: { optionalProject?: boolean; quiet?: boolean } = {}): LoadedConfig {
   const hit = cache.get(ctx);
   if (hit) return hit;
   const root = opts.optionalProject ? ctx.maybeRoot : ctx.root;
@@ -164,6 +273,8 @@ export function loadConfig(ctx: Ctx, opts: { optionalProject?: boolean } = {}): 
   const label = ctx.rel(file);
   const text = root ? readTextIfExists(file) : null;
   let data: JsonMap = {};
+  let raw: JsonMap = {};
+  let problems: ConfigProblem[] = [];
   if (text !== null) {
     let parsed: unknown;
     try {
@@ -172,12 +283,18 @@ export function loadConfig(ctx: Ctx, opts: { optionalProject?: boolean } = {}): 
       if (error instanceof CliError) throw new CliError('failed', error.message);
       throw error;
     }
-    for (const w of checkConfig(parsed, text, label)) ctx.warn(w);
-    data = parsed as JsonMap;
+    const sorted = sortConfig(parsed, text, label);
+    if (!opts.quiet) {
+      for (const w of sorted.warnings) ctx.warn(w);
+      for (const p of sorted.problems) ctx.warn(problemWarning(label, p));
+    }
+    raw = parsed as JsonMap;
+    data = sorted.usable;
+    problems = sorted.problems;
   }
   const resolved = deepMerge(configDefaults(), data) as JsonMap;
   applyFlatAliases(resolved, data, root);
-  const loaded: LoadedConfig = { path: file, exists: text !== null, file: data, resolved, text };
+  const loaded: LoadedConfig = { path: file, exists: text !== null, file: data, raw, resolved, text, problems };
   cache.set(ctx, loaded);
   return loaded;
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Ctx } from '../core/context.ts';
 import { readTextIfExists } from '../core/fs.ts';
 import { readFrontmatter } from '../md/frontmatter.ts';
+import { parseStateHealing } from './state.ts';
 import { loadRoadmap } from './progress.ts';
 import { findPhase, type Roadmap, type RoadmapPhase } from './roadmap.ts';
 import { diskStatus, displayPhase, findPhaseDir, normalizePhase, phaseFile, scanPhase, slugify, type PhaseDir, type PhaseScan } from './phases.ts';
@@ -24,7 +25,8 @@ export function stateMilestone(ctx: Ctx): string | null {
   const text = readTextIfExists(path.join(ctx.planning, 'STATE.md'));
   if (!text) return null;
   try {
-    const m = readFrontmatter(text, 'STATE.md').data.milestone;
+    // A broken frontmatter still gives its milestone when that key parses on its own.
+    const m = parseStateHealing(text, 'STATE.md').fm.data.milestone;
     return typeof m === 'string' ? m : null;
   } catch {
     return null;

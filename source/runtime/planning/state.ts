@@ -9,8 +9,11 @@ import { CliError, FileFormatError } from '../core/errors.ts';
 import { readTextIfExists, writeAtomic } from '../core/fs.ts';
 import { withLock } from '../core/lock.ts';
 import { fenceMask, findField, findHeading, fromDoc, normName, replaceFieldValue, sectionRange, toDoc, type Doc } from '../md/body.ts';
-import { deepEqual, readFrontmatter, withFrontmatter, type Frontmatter, type Yaml, type YamlMap } from '../md/frontmatter.ts';
+import { deepEqual, parseYaml, readFrontmatter, withFrontmatter, type Frontmatter, type Yaml, type YamlMap } from '../md/frontmatter.ts';
+import { isForbiddenKey } from '../core/json.ts';
+import { keepBroken } from '../core/broken.ts';
 import { computeProgress, loadRoadmap, type Progress } from './progress.ts';
+import statusJson from './state-status.json' with { type: 'json' };
 
 export type Policy =
   /** Always recomputed. */
@@ -52,12 +55,25 @@ export interface StateFile {
   text: string;
   fm: Frontmatter;
   body: Doc;
+  /** Set when the frontmatter did not parse and was rebuilt from the body (in memory). */
+  healed?: StateHeal;
 }
+
+/** Why and where a STATE.md frontmatter was set aside, for the warning. */
+export interface StateHeal {
+  line: number;
+  problem: string;
+  /** Keys recovered one by one from the broken block (the rest come from the body). */
+  salvaged: string[];
+}
+
+export const STATE_HEAL_CODE = 'state-frontmatter-rebuilt';
 
 export function statePath(ctx: Ctx): string {
   return path.join(ctx.planning, 'STATE.md');
 }
 
+/** Strict parse: any frontmatter problem is a FileFormatError naming the line. */
 export function parseState(text: string, file: string): StateFile {
   const fm = readFrontmatter(text, file);
   const body = toDoc(fm.split.body);
@@ -68,11 +84,117 @@ export function parseState(text: string, file: string): StateFile {
   return { file, text, fm, body };
 }
 
-export function readState(ctx: Ctx): StateFile {
+/**
+ * Parse, and when the frontmatter does not parse, rebuild it from the body:
+ * the body is the authority and the frontmatter only a cache of it. Top-level
+ * keys of the broken block that still parse one by one are kept (custom keys,
+ * the milestone); everything POLICY derives is derived afresh. Body problems
+ * are never guessed at, only frontmatter ones.
+ */
+export function parseStateHealing(text: string, file: string): StateFile {
+  try {
+    return parseState(text, file);
+  } catch (error) {
+    if (!(error instanceof FileFormatError)) throw error;
+    return rebuildState(text, file, error);
+  }
+}
+
+function problemOf(error: FileFormatError): string {
+  const prefix = `${error.file}${error.line === undefined ? '' : `:${error.line}`}: `;
+  return error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+}
+
+const FENCE_LINE = /^---[ \t]*\r?$/;
+
+function rebuildState(text: string, file: string, error: FileFormatError): StateFile {
+  const noBom = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const rows = noBom.split('\n');
+  // Where the broken block ends: its closing fence, or (never closed) the first Markdown heading.
+  const blocks: { yaml: string[]; firstLine: number }[] = [];
+  let bodyFrom = 0;
+  if (FENCE_LINE.test(rows[0] ?? '')) {
+    const close = rows.findIndex((r, i) => i > 0 && FENCE_LINE.test(r));
+    if (close < 0) {
+      // Never closed: the block is the leading run of lines that look like YAML.
+      let end = 1;
+      while (end < rows.length && !/^#{1,6}\s/.test(rows[end]!) && /^(?:[A-Za-z0-9_"'][^:]*:(?:\s|$)|[ \t]|-\s|#|\s*\r?$)/.test(rows[end]!)) end++;
+      blocks.push({ yaml: rows.slice(1, end), firstLine: 2 });
+      bodyFrom = end;
+    } else {
+      blocks.push({ yaml: rows.slice(1, close), firstLine: 2 });
+      bodyFrom = close + 1;
+    }
+    // A stray second block right after the first (blank lines between allowed).
+    let next = bodyFrom;
+    while (next < rows.length && rows[next]!.trim() === '') next++;
+    if (FENCE_LINE.test(rows[next] ?? '')) {
+      const end = rows.findIndex((r, i) => i > next && FENCE_LINE.test(r));
+      if (end > next) {
+        blocks.push({ yaml: rows.slice(next + 1, end), firstLine: next + 2 });
+        bodyFrom = end + 1;
+      }
+    }
+  }
+  const bodyText = rows.slice(bodyFrom).join('\n');
+  const data: YamlMap = {};
+  const salvaged: string[] = [];
+  for (const block of blocks) {
+    for (const [key, value] of salvageKeys(block.yaml, file, block.firstLine)) {
+      if (Object.prototype.hasOwnProperty.call(data, key)) continue;
+      data[key] = value;
+      salvaged.push(key);
+    }
+  }
+  const fm: Frontmatter = {
+    data,
+    rawByKey: new Map(),
+    split: { yaml: null, yamlLine: 1, body: bodyText, bodyLine: bodyFrom + 1, eol: rows[0]?.endsWith('\r') ? '\r\n' : '\n' },
+  };
+  return { file, text, fm, body: toDoc(bodyText), healed: { line: error.line ?? 1, problem: problemOf(error), salvaged } };
+}
+
+/** Each top-level key of a frontmatter block that parses on its own (first of a duplicate wins). */
+function salvageKeys(lines: string[], file: string, firstLine: number): [string, Yaml][] {
+  const out: [string, Yaml][] = [];
+  const seen = new Set<string>();
+  let i = 0;
+  while (i < lines.length) {
+    if (!/^[A-Za-z0-9_"']/.test(lines[i]!)) {
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    while (j < lines.length && (/^[ \t]/.test(lines[j]!) || lines[j]!.trim() === '')) j++;
+    try {
+      const parsed = parseYaml(lines.slice(i, j).join('\n'), file, firstLine + i);
+      for (const [k, v] of Object.entries(parsed)) {
+        if (seen.has(k) || isForbiddenKey(k)) continue;
+        seen.add(k);
+        out.push([k, v]);
+      }
+    } catch {
+      // this key is lost; the body gives what POLICY derives
+    }
+    i = j;
+  }
+  return out;
+}
+
+/** The warning for a healed STATE.md, in the diagnostic shape `path:line:col: warning CODE message`. */
+export function healWarning(sf: StateFile, what: string): string {
+  const h = sf.healed!;
+  return `${sf.file}:${h.line}:1: warning ${STATE_HEAL_CODE} frontmatter does not parse (${h.problem}); ${what}`;
+}
+
+/** STATE.md as commands read it: a broken frontmatter is rebuilt from the body in memory, with a warning. */
+export function readState(ctx: Ctx, opts: { quiet?: boolean } = {}): StateFile {
   const file = statePath(ctx);
   const text = readTextIfExists(file);
   if (text === null) throw new CliError('not-found', `${ctx.rel(file)} does not exist`);
-  return parseState(text, ctx.rel(file));
+  const sf = parseStateHealing(text, ctx.rel(file));
+  if (sf.healed && !opts.quiet) ctx.warn(healWarning(sf, 'read as rebuilt from the body; the next state write or `health --repair` rewrites it and keeps the old bytes beside it'));
+  return sf;
 }
 
 /** A body field's value, searched in one section when given. */
@@ -98,15 +220,20 @@ export function setField(body: Doc, name: string, value: string, section?: RegEx
   return { found: true, changed, name: m.name };
 }
 
+export interface StatusRow {
+  status: string;
+  match: string;
+  active: boolean;
+}
+
+export const STATUS_VOCABULARY = statusJson as { statuses: StatusRow[]; fallback: string };
+const STATUS_MATCHERS = STATUS_VOCABULARY.statuses.map((row) => ({ row, re: new RegExp(row.match, 'i') }));
+
+/** The frontmatter status for a body `Status:` text, by the first matching row of state-status.json. */
 export function normalizeStatus(text: string | null, pausedAt: Yaml | undefined): string {
-  const t = (text ?? '').toLowerCase();
-  if ((pausedAt !== undefined && pausedAt !== null && pausedAt !== '') || /paused|stopped/.test(t)) return 'paused';
-  if (/execut|in progress/.test(t)) return 'executing';
-  if (/planning|ready to plan|planned/.test(t)) return 'planning';
-  if (/discuss/.test(t)) return 'discussing';
-  if (/verif/.test(t)) return 'verifying';
-  if (/complete|done/.test(t)) return 'completed';
-  return 'unknown';
+  const t = text ?? '';
+  if (pausedAt !== undefined && pausedAt !== null && pausedAt !== '') return 'paused';
+  return STATUS_MATCHERS.find((m) => m.re.test(t))?.row.status ?? STATUS_VOCABULARY.fallback;
 }
 
 function parsePhaseLine(v: string | null): { phase: string | null; total: number | null; name: string | null } {
@@ -196,7 +323,7 @@ export function deriveFrontmatter(input: DeriveInput): YamlMap {
         const sourceChanged = oldBody === null || bodySourceValue(oldBody, key) !== bodySourceValue(body, key);
         const has = Object.prototype.hasOwnProperty.call(old, key);
         value = policy === 'preserve-when-unchanged' && has && !sourceChanged ? old[key] : derived[key];
-        if (key === 'status' && value === 'unknown' && typeof old.status === 'string' && old.status !== 'unknown') value = old.status;
+        if (key === 'status' && value === STATUS_VOCABULARY.fallback && typeof old.status === 'string' && old.status !== STATUS_VOCABULARY.fallback) value = old.status;
       }
     }
     const alwaysWritten = key === 'current_phase' || key === 'status' || key === 'last_updated';
@@ -223,7 +350,7 @@ function progressFor(ctx: Ctx, stateMilestone: Yaml | undefined): { progress: Pr
 /** The frontmatter as it would be written now (for `state json`). */
 export function currentFrontmatter(ctx: Ctx, sf: StateFile): YamlMap {
   const { progress, milestone } = progressFor(ctx, sf.fm.data.milestone);
-  return deriveFrontmatter({ old: sf.fm.data, oldBody: sf.body, body: sf.body, progress, milestone });
+  return deriveFrontmatter({ old: sf.fm.data, oldBody: sf.healed ? null : sf.body, body: sf.body, progress, milestone });
 }
 
 export interface MutationResult<R> {
@@ -231,6 +358,8 @@ export interface MutationResult<R> {
   /** Frontmatter keys whose persisted value changed. */
   frontmatter: string[];
   written: boolean;
+  /** Where the bytes of a STATE.md whose frontmatter was rebuilt were kept. */
+  kept?: string;
 }
 
 /**
@@ -245,20 +374,26 @@ export function mutateState<R>(
 ): MutationResult<R> {
   const file = statePath(ctx);
   return withLock(`${file}.lock`, () => {
-    const sf = readState(ctx);
+    const sf = readState(ctx, { quiet: true });
     const oldBody: Doc = { ...sf.body, lines: [...sf.body.lines] };
     const body: Doc = { ...sf.body, lines: [...sf.body.lines] };
     const result = transform(body, sf);
     const bodyText = fromDoc(body);
-    if (bodyText === fromDoc(oldBody) && !opts.resync) return { result, frontmatter: [], written: false };
+    // A rebuilt frontmatter is always written, even when the body did not change.
+    if (bodyText === fromDoc(oldBody) && !opts.resync && !sf.healed) return { result, frontmatter: [], written: false };
     const { progress, milestone } = progressFor(ctx, sf.fm.data.milestone);
-    const next = deriveFrontmatter({ old: sf.fm.data, oldBody, body, progress, milestone });
+    const next = deriveFrontmatter({ old: sf.fm.data, oldBody: sf.healed ? null : oldBody, body, progress, milestone });
     const original = sf.fm.split.yaml === null ? undefined : sf.fm;
-    if (withFrontmatter(next, bodyText, original) === sf.text) return { result, frontmatter: [], written: false };
+    if (!sf.healed && withFrontmatter(next, bodyText, original) === sf.text) return { result, frontmatter: [], written: false };
     next.last_updated = ctx.now().toISOString();
+    let kept: string | undefined;
+    if (sf.healed) {
+      kept = keepBroken(file, sf.text, ctx.now());
+      ctx.warn(healWarning(sf, `rebuilt from the body; the old bytes are kept in ${ctx.rel(kept)}`));
+    }
     writeAtomic(file, withFrontmatter(next, bodyText, original));
     const changed = [...new Set([...Object.keys(next), ...Object.keys(sf.fm.data)])].filter((k) => !deepEqual(next[k], sf.fm.data[k]));
-    return { result, frontmatter: changed, written: true };
+    return { result, frontmatter: changed, written: true, ...(kept ? { kept: ctx.rel(kept) } : {}) };
   });
 }
 

@@ -206,29 +206,33 @@ function show(v: unknown): string {
   return String(v);
 }
 
-function run(nodes: Node[], stack: Frame[], missing: Set<string>): string {
+function run(nodes: Node[], stack: Frame[], missing: Set<string>, blank: Set<string> = new Set()): string {
   let out = '';
   for (const n of nodes) {
     if (n.kind === 'text') out += n.value;
-    else if (n.kind === 'var') out += show(lookup(stack, n.path, missing));
-    else {
+    else if (n.kind === 'var') {
+      const v = lookup(stack, n.path, missing);
+      // Printed as nothing because it is absent or null (a "" given on purpose is a value).
+      if ((v === undefined || v === null) && !n.path.startsWith('@')) blank.add(n.path);
+      out += show(v);
+    } else {
       const v = lookup(stack, n.path, missing);
       const top = stack[stack.length - 1]!;
       if (n.helper === 'if' || n.helper === 'unless') {
         const yes = n.helper === 'if' ? truthy(v) : !truthy(v);
-        out += run(yes ? n.body : n.inverse, stack, missing);
+        out += run(yes ? n.body : n.inverse, stack, missing, blank);
       } else if (n.helper === 'with') {
-        out += truthy(v) ? run(n.body, [...stack, { value: v, data: top.data }], missing) : run(n.inverse, stack, missing);
+        out += truthy(v) ? run(n.body, [...stack, { value: v, data: top.data }], missing, blank) : run(n.inverse, stack, missing, blank);
       } else {
         const entries: [string | number, unknown][] = Array.isArray(v)
           ? v.map((x, i) => [i, x])
           : v !== null && typeof v === 'object'
             ? Object.entries(v as Record<string, unknown>)
             : [];
-        if (entries.length === 0) out += run(n.inverse, stack, missing);
+        if (entries.length === 0) out += run(n.inverse, stack, missing, blank);
         entries.forEach(([key, item], i) => {
           const data = { ...top.data, index: i, key, first: i === 0, last: i === entries.length - 1 };
-          out += run(n.body, [...stack, { value: item, data }], missing);
+          out += run(n.body, [...stack, { value: item, data }], missing, blank);
         });
       }
     }
@@ -238,14 +242,17 @@ function run(nodes: Node[], stack: Frame[], missing: Set<string>): string {
 
 export interface Rendered {
   text: string;
-  /** Paths referenced by the template that the context did not have. */
+  /** Paths referenced by the template that the context did not have (conditions included). */
   missing: string[];
+  /** Paths printed as nothing: absent or null where the template puts a value (conditions excluded). */
+  unfilled: string[];
 }
 
 /** Compile and render `source` (named `name` in errors) against `context`. */
 export function renderTemplate(source: string, context: unknown, name: string): Rendered {
   const nodes = parse(applyWhitespace(tokenize(source, name)), name);
   const missing = new Set<string>();
-  const text = run(nodes, [{ value: context, data: {} }], missing);
-  return { text, missing: [...missing].sort() };
+  const blank = new Set<string>();
+  const text = run(nodes, [{ value: context, data: {} }], missing, blank);
+  return { text, missing: [...missing].sort(), unfilled: [...blank].sort() };
 }
