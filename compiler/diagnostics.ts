@@ -27,6 +27,7 @@ export const DIAGNOSTIC_CODES = {
   'ref-include-unresolved': 'an @-include names no corpus file',
   'ref-read-unresolved': 'a path into the installed tree names no corpus or generated file',
   'ref-command-unknown': 'a /gsd-<name> mention or Skill call names no command',
+  'ref-code-command-unknown': 'a message of the runtime CLI or a hook names a /gsd-<name> command (or builds one from parts) that the corpus does not ship',
   'ref-agent-unknown': 'a spawned subagent_type names no agent',
   'ref-requires-unknown': 'a requires: entry names no command',
   'ref-requires-missing': 'a command mentions another command it does not list in requires:',

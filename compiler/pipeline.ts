@@ -18,6 +18,7 @@ import { checkBudgets, loadBudgets, measureBudgets, type BudgetRow, type LoadedB
 import { checkEmittedPaths, checkLimits, foreignRoots } from './check/check-emitted.ts';
 import { checkOnlyBlocks } from './check/check-only-blocks.ts';
 import { checkCliCalls, type CommandTable } from './check/check-cli-calls.ts';
+import { checkCodeCommands, shippedCommandNames } from './check/check-code-commands.ts';
 import { isConfigKey } from '../source/runtime/config/config.ts';
 import { emitBundle, type GeneratedFile, type VirtualTree } from './emit/emit-bundle.ts';
 import { loadTargets } from './targets/load-targets.ts';
@@ -83,6 +84,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     ...checkBudgets(budgetRows, budgets),
     ...checkOnlyBlocks(ir.nodes, targets.map((target) => target.definition.id)),
     ...cliCallFindings(files, layout, ir.nodes),
+    ...checkCodeCommands(files, codeRoots(layout), shippedCommandNames(ir.nodes)),
   );
   // The installer carries the landing policies of the targets these bundles are built for.
   const built = await buildGenerated(options.sourceDir, landingPolicies(targets));
@@ -170,6 +172,12 @@ function startsWithShebang(contents: string | Uint8Array): boolean {
 
 function isScript(file: string): boolean {
   return /\.(?:sh|cjs|js)$/.test(file) && /(?:^|\/)(?:bin|hooks)\//.test(file);
+}
+
+/** Folders of the corpus's own code whose messages name commands: the CLI table's and the hook registry's. */
+function codeRoots(layout: Layout): string[] {
+  const folderOf = (file: string) => (file.includes('/') ? `${file.slice(0, file.lastIndexOf('/') + 1)}` : '');
+  return [layout.cliTable, layout.hooks?.registry].filter((file): file is string => !!file && file.includes('/')).map(folderOf);
 }
 
 /** Runtime-CLI calls against the command table the layout names, when the tree has one. */

@@ -19,9 +19,10 @@ const ROOT = /(?<=^|[\s"'`(\[=@,]|:-|\}\/)(?:(~|\$HOME|\$\{HOME\})\/|(\.)\/)?\.c
 /** A path into the installed tree, with or without the root in front. */
 const TREE_PATH = /(?<![\w.\/$-])(?:(?:~|\$HOME|\$\{HOME\}|\.)\/)?(?:\.claude\/)?(gsd-core\/[A-Za-z0-9_.\/{}*<>$-]*)/g;
 const INCLUDE_LINE = /^@(\S+)$/;
-const SLASH = /(?<=^|[\s`'"(\[])\/gsd(?:-|:(?!section(?![\w-])))([a-z0-9]+(?:-[a-z0-9]+)*)(?![\w\/-])(?!\.\w)/g;
+/** A command invocation `/gsd-<name>` or `/gsd:<name>` (also read by check/check-code-commands.ts). */
+export const SLASH = /(?<=^|[\s`'"(\[])\/gsd(?:-|:(?!section(?![\w-])))([a-z0-9]+(?:-[a-z0-9]+)*)(?![\w\/-])(?!\.\w)/g;
 const SPAWN = /subagent_type\s*[=:]\s*["']([A-Za-z0-9_.-]+)["']/g;
-const SKILL = /Skill\(\s*skill\s*=\s*["']([A-Za-z0-9:_-]+)["']/g;
+export const SKILL = /Skill\(\s*skill\s*=\s*["']([A-Za-z0-9:_-]+)["']/g;
 const ARGUMENTS = /\$ARGUMENTS(?![A-Za-z0-9_])/g;
 
 export function extractReferences(lines: readonly ScannedLine[]): ExtractedReferences {

@@ -1,0 +1,58 @@
+// The runtime CLI and the hooks print commands for the user or the agent to
+// run next ("next_command": "/gsd-verify-work 3", "consider /gsd-quick").
+// Each one must be a command the corpus ships, as check-references makes sure
+// for the Markdown. This reads the TypeScript under the layout's code folders
+// (the CLI table's folder and the hook registry's), tests and type
+// declarations aside, for the same invocation forms: `/gsd-<name>`,
+// `/gsd:<name>` and `Skill(skill="gsd-<name>")`. A name built at run time
+// (`/gsd-${step}`) is refused too: no check could follow it, so the code
+// spells each command out (a table of literal names is fine).
+import { diagnostic, type Diagnostic } from '../diagnostics.ts';
+import type { IrNode } from '../ir/types.ts';
+import { SKILL, SLASH } from '../load/extract-references.ts';
+import { splitLines } from '../load/scan-lines.ts';
+
+/** `/gsd-` or `/gsd:` followed by a template-literal substitution. */
+const COMPUTED = /(?<=^|[\s`'"(\[])\/gsd[-:]\$\{/g;
+
+export function isCodeFile(file: string, roots: readonly string[]): boolean {
+  if (!roots.some((root) => file.startsWith(root))) return false;
+  if (!/\.(?:ts|mts|cts)$/.test(file) || /\.d\.ts$/.test(file)) return false;
+  return !/(?:^|\/)test\//.test(file) && !/\.test\.ts$/.test(file);
+}
+
+/** The names a command can be invoked by: its file stem and its frontmatter name without the gsd prefix. */
+export function shippedCommandNames(nodes: readonly IrNode[]): Set<string> {
+  const names = new Set<string>();
+  for (const node of nodes) {
+    if (node.kind !== 'command') continue;
+    names.add(node.name);
+    const declared = node.frontmatter?.data?.['name'];
+    if (typeof declared === 'string') names.add(declared.replace(/^gsd[:-]/, ''));
+  }
+  return names;
+}
+
+export function checkCodeCommands(files: readonly { path: string; bytes: Uint8Array }[], roots: readonly string[], commands: ReadonlySet<string>): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const decoder = new TextDecoder();
+  const expected = 'expected a command in commands/gsd/';
+  for (const file of files) {
+    if (!isCodeFile(file.path, roots)) continue;
+    for (const [index, line] of splitLines(decoder.decode(file.bytes)).entries()) {
+      const text = line.content;
+      for (const match of text.matchAll(SLASH)) {
+        const name = match[1]!;
+        if (!commands.has(name)) diagnostics.push(diagnostic(file.path, index + 1, match.index + 1, 'ref-code-command-unknown', `${expected}, found "${match[0]}"`));
+      }
+      for (const match of text.matchAll(SKILL)) {
+        const name = match[1]!.replace(/^gsd[:-]/, '');
+        if (!commands.has(name)) diagnostics.push(diagnostic(file.path, index + 1, match.index + 1, 'ref-code-command-unknown', `${expected}, found "${match[1]}"`));
+      }
+      for (const match of text.matchAll(COMPUTED)) {
+        diagnostics.push(diagnostic(file.path, index + 1, match.index + 1, 'ref-code-command-unknown', `${expected} spelled out, found a name built at run time ("${text.slice(match.index, match.index + 24)}…")`));
+      }
+    }
+  }
+  return diagnostics;
+}
