@@ -57,7 +57,7 @@ function stateSummary(root: string | null): string | null {
     const status = get('status');
     const name = get('current_phase_name');
     if (!phase && !status) return null;
-    return [phase && phase !== 'null' ? `Phase ${phase}${name && name !== 'null' ? ` ${name}` : ''}` : null, status && status !== 'unknown' ? status : null].filter(Boolean).join(' · ');
+    return [phase && phase !== 'null' ? `Phase ${phase}${name && name !== 'null' ? ` ${name}` : ''}` : null, status && status !== 'unknown' ? status.replace(/_/g, ' ') : null].filter(Boolean).join(' · ');
   } catch {
     return null;
   }

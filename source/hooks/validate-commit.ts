@@ -1,9 +1,10 @@
 // gsd-validate-commit (PreToolUse: Bash). Checks the message of a
 // `git commit -m …` against Conventional Commits (type(scope)!: subject) and
-// blocks the call with the reason when it does not match. Off when
-// hooks.conventional_commits is false. Messages from an editor or a file
-// (no -m) are not seen and pass. Crash policy: allow (a broken validator
-// must not stop commits).
+// blocks the call with the reason when it does not match. Opt-in: it does
+// nothing unless hooks.conventional_commits is true (default false, as
+// upstream GSD), since a project's own commit style is not GSD's to impose.
+// Messages from an editor or a file (no -m) are not seen and pass. Crash
+// policy: allow (a broken validator must not stop commits).
 import { allow, configValue, denyTool, projectRoot, runHook, type HookAnswer, type HookInput } from './lib/hook.ts';
 
 export const TYPES = ['feat', 'fix', 'docs', 'style', 'refactor', 'perf', 'test', 'build', 'ci', 'chore', 'revert'];
@@ -72,7 +73,7 @@ export function validateCommit(input: HookInput): HookAnswer {
   const command = input.tool_input?.command;
   if (typeof command !== 'string' || !/\bgit\b[\s\S]*\bcommit\b/.test(command)) return allow();
   const root = projectRoot(typeof input.cwd === 'string' ? input.cwd : undefined);
-  if (configValue(root, 'hooks.conventional_commits') === false) return allow();
+  if (configValue(root, 'hooks.conventional_commits') !== true) return allow();
   for (const m of commitMessages(command)) {
     const problem = checkMessage(m);
     if (problem) return denyTool(`GSD commit check: ${problem}.`);
