@@ -1,13 +1,12 @@
 // gsd-read-injection-scanner (PostToolUse: Read|WebFetch|WebSearch). Scans
-// what a tool brought into the context for instructions aimed at the agent.
-// Advisory by default; with security.injection_blocking true, a HIGH finding
-// (3+ rules) blocks. The harness reads the decision from the JSON body at
-// exit 0, so this hook never exits 2. Crash policy: allow.
-import path from 'node:path';
+// what a tool brought into the context for instructions aimed at the agent:
+// all of it, whatever the file is called or where it sits (a file name is
+// the attacker's to choose, so no path is exempt). Advisory by default; with
+// security.injection_blocking true, a HIGH finding blocks. The harness reads
+// the decision from the JSON body at exit 0, so this hook never exits 2.
+// Crash policy: allow.
 import { advise, allow, configValue, projectRoot, runHook, textOf, type HookAnswer, type HookInput } from './lib/hook.ts';
 import { advisory, scanText, severityOf } from './lib/injection.ts';
-
-const EXCLUDED = [/(^|\/)\.planning\//, /(^|\/)REVIEW\.md$/i, /(^|\/)CHECKPOINT[^/]*$/i, /(^|\/)(security|injection)[^/]*\.md$/i, /(^|\/)docs\/security\//i, /(^|\/)hooks\/gsd-[^/]+\.js$/];
 
 export function sourceOf(input: HookInput): string {
   const t = input.tool_input ?? {};
@@ -19,9 +18,8 @@ export function sourceOf(input: HookInput): string {
 
 export function readInjectionScanner(input: HookInput): HookAnswer {
   const source = sourceOf(input);
-  if (input.tool_name === 'Read' && EXCLUDED.some((re) => re.test(source.split(path.sep).join('/')))) return allow();
   const text = textOf(input.tool_response);
-  if (text.length < 20) return allow();
+  if (text.length < 8) return allow();
   const findings = scanText(text);
   if (findings.length === 0) return allow();
   const severity = severityOf(findings);

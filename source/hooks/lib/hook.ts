@@ -264,8 +264,12 @@ export function safeSession(id: unknown): string | null {
   return typeof id === 'string' && /^[A-Za-z0-9_-]{1,128}$/.test(id) ? id : null;
 }
 
-/** Every string inside a tool response, joined, capped. */
-export function textOf(value: unknown, cap = 256 * 1024): string {
+/**
+ * Every string inside a tool response, joined. The cap (16 Mi characters) is
+ * above anything readStdin lets in (4 MiB of JSON), so a whole response is
+ * scanned; the injection scanner works through it in chunks.
+ */
+export function textOf(value: unknown, cap = 16 * 1024 * 1024): string {
   const parts: string[] = [];
   let size = 0;
   const walk = (v: unknown, depth: number) => {

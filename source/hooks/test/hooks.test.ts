@@ -52,7 +52,9 @@ s(`should flag all ${MALICIOUS.length} malicious samples and none of the ${BENIG
   const falsePositives = BENIGN.map((t) => [t, scanText(t).map((f) => f.ruleId).join(',')]).filter(([, r]) => r !== '');
   assert.equal(falsePositives, [], 'benign samples flagged');
   assert.is(severityOf(scanText([MALICIOUS[0], MALICIOUS[8], MALICIOUS[10]].join('\n'))), 'HIGH');
-  assert.is(severityOf(scanText(MALICIOUS[0]!)), 'LOW');
+  // severity comes from the rules: an instruction override is HIGH on its own, a stray zero-width space LOW
+  assert.is(severityOf(scanText(MALICIOUS[0]!)), 'HIGH');
+  assert.is(severityOf(scanText(MALICIOUS[31]!)), 'LOW');
 });
 
 s('should advise on injected text read from the web, and block HIGH only when configured', async () => {
@@ -73,7 +75,7 @@ s('should advise on injected text read from the web, and block HIGH only when co
   r = await hook('gsd-read-injection-scanner', { ...event, tool_response: { result: BENIGN.join('\n') }, cwd: root });
   assert.is(r.stdout, '');
   r = await hook('gsd-read-injection-scanner', { ...event, tool_name: 'Read', tool_input: { file_path: '/p/.planning/STATE.md' }, cwd: root });
-  assert.is(r.stdout, '', '.planning/ files are not scanned on read');
+  assert.is(r.json.decision, 'block', 'a file name exempts nothing, .planning/ included');
 });
 
 s('should advise on .planning/ writes that carry injected instructions, and let them through', async () => {
