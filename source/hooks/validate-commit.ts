@@ -3,8 +3,8 @@
 // blocks the call with the reason when it does not match. Opt-in: it does
 // nothing unless hooks.conventional_commits is true (default false, as
 // upstream GSD), since a project's own commit style is not GSD's to impose.
-// Messages from an editor or a file (no -m) are not seen and pass. Crash
-// policy: allow (a broken validator must not stop commits).
+// Messages from an editor or a file (no -m) are not seen and pass.
+// Crash policy: allow (a broken validator must not stop commits).
 import { allow, configValue, denyTool, projectRoot, runHook, type HookAnswer, type HookInput } from './lib/hook.ts';
 
 export const TYPES = ['feat', 'fix', 'docs', 'style', 'refactor', 'perf', 'test', 'build', 'ci', 'chore', 'revert'];

@@ -14,10 +14,15 @@
 //   QUICK_STALE_MS (an abandoned task) no longer counts.
 import fs from 'node:fs';
 import path from 'node:path';
-import vocabulary from '../runtime/planning/state-status.json' with { type: 'json' };
 import { advise, allow, configValue, projectRoot, runHook, type HookAnswer, type HookInput } from './lib/hook.ts';
 
-const ACTIVE = new Set(vocabulary.statuses.filter((row) => row.active).map((row) => row.status));
+/**
+ * The statuses runtime/planning/state-status.json marks `active`. A hook
+ * imports only ./lib/, so the set is written out here; test/guards.test.ts
+ * fails when it and the vocabulary disagree.
+ */
+export const ACTIVE_STATUSES: readonly string[] = ['discussing', 'planning', 'executing', 'verifying'];
+const ACTIVE = new Set(ACTIVE_STATUSES);
 export const QUICK_STALE_MS = 24 * 60 * 60 * 1000;
 
 function stateActive(root: string): boolean {

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { suite, assert } from '../../../compiler/test/harness.ts';
 import { bundle, project, runOf, tmpDir, type Run } from '../../runtime/test/helpers.ts';
-import { openQuickTask, QUICK_STALE_MS } from '../workflow-guard.ts';
+import { ACTIVE_STATUSES, openQuickTask, QUICK_STALE_MS } from '../workflow-guard.ts';
+import vocabulary from '../../runtime/planning/state-status.json' with { type: 'json' };
 import { configDefaults } from '../../runtime/config/config.ts';
 import hooksJson from '../hooks.json' with { type: 'json' };
 import schema from '../../../schemas/config.schema.json' with { type: 'json' };
@@ -26,6 +27,7 @@ const edit = (root: string) => ({ cwd: root, hook_event_name: 'PreToolUse', tool
 const advised = (r: Run) => r.json?.hookSpecificOutput?.code === 'WORKFLOW_ADVISORY';
 
 s('should stay quiet while a status the vocabulary marks active is recorded, and advise otherwise', async () => {
+  assert.equal([...ACTIVE_STATUSES].sort(), vocabulary.statuses.filter((row) => row.active).map((row) => row.status).sort(), 'the guard knows the active statuses of state-status.json');
   for (const [status, quiet] of [['executing', true], ['planning', true], ['verifying', true], ['discussing', true], ['ready_to_execute', false], ['ready_to_plan', false], ['completed', false], ['paused', false]] as [string, boolean][]) {
     const root = project({ '.planning/STATE.md': state(status), '.planning/config.json': ON });
     const r = await hook('gsd-workflow-guard', edit(root));
