@@ -38,7 +38,7 @@ Options:
   --targets <dir>   target definitions (default: the project's targets/)
   --layout <name>   how to read the source tree (compiler/data/layouts; detected by default)
 
-Other verbs: check, ir, budgets, matrix, site, release, install (gsd-build <verb> --help).`,
+Other verbs: check, ir, budgets, matrix, site, release, keygen, install (gsd-build <verb> --help).`,
   check: `Usage: gsd-build check [--update] [--source <dir>] [--golden <dir>]
 
 Builds every bundle afresh and compares it with the goldens (default ./golden),
@@ -73,14 +73,33 @@ Options:
   --config-dir <dir>   global only: the runtime's folder goes here
   --dry-run            print the plan; write nothing
   --force              back up and replace files that are not from a GSD install
-  --raw                a readable summary instead of JSON`,
-  release: `Usage: gsd-build release [--out <dir>] [--source <dir>]
+  --public-key <key>   --zip: check the zip's gsd-file-manifest.json.minisig against
+                       this minisign public key (a .pub file, or its RW… line)
+                       instead of the project's key (compiler/data/release-signing.pub)
+  --require-signature  --zip: refuse a zip without gsd-file-manifest.json.minisig
+  --raw                a readable summary instead of JSON
+
+A zip's signature is checked before anything is written: a bad one, or one
+by another key, refuses the install whole.`,
+  release: `Usage: gsd-build release [--out <dir>] [--source <dir>] [--sign-key <file>]
 
 Builds every target and scope and writes one reproducible zip per bundle into
 <out> (default ./dist/release): gsd-<target>-<scope>-<version>.zip, plus
 SHA256SUMS and release-manifest.json (per zip: file count, bytes, sha256).
 Same sources give the same bytes: sorted entries, a fixed timestamp, fixed
-modes (executables 0755). Nothing is written when any check fails.`,
+modes (executables 0755). Nothing is written when any check fails.
+
+Signed when given a secret key (gsd-build keygen): --sign-key <file>, or the
+key's text in the GSD_SIGNING_KEY environment variable. Then SHA256SUMS.minisig
+is written and each zip's folder holds gsd-file-manifest.json.minisig
+(minisign format, Ed25519; the same key gives the same bytes). Without a key
+the release is unsigned and says so.`,
+  keygen: `Usage: gsd-build keygen --out <dir>
+
+Generates an Ed25519 key pair for signing releases: <dir>/release-signing.key
+(the secret key, PKCS#8 PEM, mode 0600) and <dir>/release-signing.pub (the
+public key in minisign's format). Never overwrites a file. Keep the secret key
+out of the repository; publish the public key.`,
   site: `Usage: gsd-build site [--source <dir>] [--out <dir>]
 
 Renders the docs site from the corpus IR into <out> (default ./dist/site): an
@@ -124,6 +143,8 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         return await runSite(rest, io);
       case 'release':
         return await runRelease(rest, io);
+      case 'keygen':
+        return await runKeygen(rest, io);
       case 'install':
         return await runInstall(rest, io);
     }
@@ -347,18 +368,25 @@ async function runInstall(args: string[], io: Io): Promise<number> {
     'dry-run': { type: 'boolean' },
     force: { type: 'boolean' },
     raw: { type: 'boolean' },
+    'public-key': { type: 'string' },
+    'require-signature': { type: 'boolean' },
   });
   if (values.help) {
     io.out(HELP.install);
     return 0;
   }
   if (!values.zip === !values.target) throw new UsageError('expected --target <id> or --zip <file>');
+  if (!values.zip && (values['public-key'] !== undefined || values['require-signature'])) {
+    throw new UsageError(`expected --public-key and --require-signature with --zip (a downloaded release), found them with --target (a bundle built here from the sources, which has no signature)`);
+  }
   if (values.scope !== undefined && !SCOPE_IDS.includes(values.scope as ScopeId)) throw new UsageError(`expected --scope global or local, found "${values.scope}"`);
   const { bundleFromFiles } = await import('../source/runtime/install/bundle.ts');
   const { install } = await import('../source/runtime/install/install.ts');
   const { summary } = await import('../source/runtime/commands/install.ts');
+  const { checkBundleSignature, MANIFEST_SIGNATURE_FILE, pinnedKey } = await import('../source/runtime/install/signature.ts');
   let files: Map<string, Uint8Array>;
   let label: string;
+  let signature: import('../source/runtime/install/signature.ts').SignatureReport;
   if (values.zip) {
     const { readZip } = await import('./release/read-zip.ts');
     let entries;
@@ -370,6 +398,21 @@ async function runInstall(args: string[], io: Io): Promise<number> {
     }
     files = new Map(entries.filter((entry) => !entry.directory).map((entry) => [entry.name.slice(entry.name.indexOf('/') + 1), entry.contents]));
     label = values.zip;
+    // Checked against this checkout's copy of the key, before anything is written;
+    // the manifest it signs lists every file's sha256, which bundleFromFiles checks next.
+    const manifestBytes = files.get('gsd-file-manifest.json');
+    const signatureBytes = files.get(MANIFEST_SIGNATURE_FILE);
+    try {
+      const pinned = values['public-key'] !== undefined ? pinnedKey(values['public-key'], process.cwd()) : null;
+      signature = manifestBytes
+        ? checkBundleSignature({ label, manifestBytes, signatureText: signatureBytes ? Buffer.from(signatureBytes).toString('utf8') : null, pinned, require: values['require-signature'] ?? false })
+        : { status: 'none', summary: 'signature: none' };
+    } catch (error) {
+      const reason = (error as { reason?: string }).reason;
+      if (reason === undefined) throw error;
+      io.err(`gsd-build: ${(error as Error).message}`);
+      return reason === 'invalid-args' ? 2 : 1;
+    }
   } else {
     const compiled = await compileFrom(values, io);
     if (!compiled) return 1;
@@ -381,6 +424,7 @@ async function runInstall(args: string[], io: Io): Promise<number> {
     const tree = bundles.get(`${values.target}/${scope}`)!;
     files = new Map([...tree].map(([file, entry]) => [file, typeof entry.contents === 'string' ? Buffer.from(entry.contents, 'utf8') : entry.contents]));
     label = `${values.target}/${scope}`;
+    signature = { status: 'none', summary: 'signature: none — built here from the sources, not a download' };
   }
   try {
     const report = install(bundleFromFiles(files, label), {
@@ -393,7 +437,8 @@ async function runInstall(args: string[], io: Io): Promise<number> {
       dryRun: values['dry-run'] ?? false,
       force: values.force ?? false,
     });
-    io.out(values.raw ? summary(report) : JSON.stringify(report, null, 2));
+    const data = { ...report, signature };
+    io.out(values.raw ? summary(data) : JSON.stringify(data, null, 2));
     return 0;
   } catch (error) {
     const reason = (error as { reason?: string }).reason;
@@ -404,22 +449,80 @@ async function runInstall(args: string[], io: Io): Promise<number> {
 }
 
 async function runRelease(args: string[], io: Io): Promise<number> {
-  const values = parse(args, { out: { type: 'string' } });
+  const values = parse(args, { out: { type: 'string' }, 'sign-key': { type: 'string' } });
   if (values.help) {
     io.out(HELP.release);
     return 0;
   }
   const started = performance.now();
+  const { loadSigningKey, SigningKeyError } = await import('./release/signing.ts');
+  let signer: import('./release/signing.ts').Signer | null = null;
+  const keyText = values['sign-key'] !== undefined ? await readKeyFile(values['sign-key'], io) : process.env.GSD_SIGNING_KEY;
+  if (keyText === null) return 1;
+  if (keyText !== undefined && keyText !== '') {
+    try {
+      signer = loadSigningKey(keyText, values['sign-key'] ?? 'GSD_SIGNING_KEY');
+    } catch (error) {
+      if (!(error instanceof SigningKeyError)) throw error;
+      io.err(`gsd-build: ${error.message}; nothing was written`);
+      return 1;
+    }
+    const { builtInKey } = await import('../source/runtime/install/signature.ts');
+    const project = builtInKey();
+    if (project.keyId !== signer.keyId) {
+      io.err(`gsd-build: warning: signing with key id ${signer.keyId}, not the project's key ${project.keyId} (compiler/data/release-signing.pub): installers built from these sources will refuse these zips unless given --public-key`);
+    }
+  }
   const compiled = await compileFrom(values, io);
   if (!compiled) return 1;
   const out = values.out ?? path.join('dist', 'release');
   const { bundles, diagnostics } = emitBundles(compiled, allBundles(compiled.targets));
   if (!reportEmitted(diagnostics, io, out)) return 1;
-  const release = await buildRelease(bundles, compiled.version);
+  const release = await buildRelease(bundles, compiled.version, signer);
   const tree: VirtualTree = new Map([...release.outputs].map(([file, contents]) => [file, { contents }]));
   await writeTrees(path.dirname(out), new Map([[path.basename(out), tree]]));
   const bytes = release.zips.reduce((sum, zip) => sum + zip.bytes, 0);
-  io.out(`released ${release.zips.length} zip(s), ${bytes} bytes, into ${out}/ in ${Math.round(performance.now() - started)} ms (SHA256SUMS, release-manifest.json)`);
+  const signed = release.keyId
+    ? `signed with key id ${release.keyId} (SHA256SUMS.minisig, and gsd-file-manifest.json.minisig in each zip)`
+    : 'unsigned: no --sign-key or GSD_SIGNING_KEY, so SHA256SUMS proves integrity only, not origin';
+  io.out(`released ${release.zips.length} zip(s), ${bytes} bytes, into ${out}/ in ${Math.round(performance.now() - started)} ms (SHA256SUMS, release-manifest.json); ${signed}`);
+  return 0;
+}
+
+async function readKeyFile(file: string, io: Io): Promise<string | null> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    io.err(`gsd-build: --sign-key: expected a readable secret key file, found none at ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); nothing was written`);
+    return null;
+  }
+}
+
+async function runKeygen(args: string[], io: Io): Promise<number> {
+  const values = parse(args, { out: { type: 'string' } });
+  if (values.help) {
+    io.out(HELP.keygen);
+    return 0;
+  }
+  if (values.out === undefined) throw new UsageError('expected --out <dir>, the folder for release-signing.key and release-signing.pub');
+  const { generateKeyPair } = await import('./release/signing.ts');
+  const secretPath = path.join(values.out, 'release-signing.key');
+  const publicPath = path.join(values.out, 'release-signing.pub');
+  for (const file of [secretPath, publicPath]) {
+    if (existsSync(file)) {
+      io.err(`gsd-build: expected no file at ${file}, found one; keygen never overwrites a key (move it away or pick another --out); nothing was written`);
+      return 1;
+    }
+  }
+  const started = performance.now();
+  const pair = generateKeyPair();
+  const { mkdir } = await import('node:fs/promises');
+  await mkdir(values.out, { recursive: true, mode: 0o700 });
+  // 'wx': fails rather than replace a file that appeared since the check.
+  await writeFile(secretPath, pair.secretKeyFile, { mode: 0o600, flag: 'wx' });
+  await writeFile(publicPath, pair.publicKeyFile, { mode: 0o644, flag: 'wx' });
+  io.out(`generated key id ${pair.keyId} in ${Math.round(performance.now() - started)} ms: ${secretPath} (secret, mode 0600: keep it out of the repository) and ${publicPath} (public, minisign format):`);
+  io.out(pair.publicKeyFile.trimEnd());
   return 0;
 }
 

@@ -2,13 +2,20 @@
 // release-manifest.json. Pure: bundles in, files out (the CLI writes them).
 // Same sources give the same bytes: entries sorted, one fixed timestamp (DOS
 // time only, no extended timestamps), fixed modes (0644, executables and
-// folders 0755), deflate at a fixed level.
+// folders 0755), deflate at a fixed level. With a signer, each zip's folder
+// also holds gsd-file-manifest.json.minisig and the release SHA256SUMS.minisig
+// (minisign format; Ed25519 is deterministic and the trusted comments fixed,
+// so a signed release is as reproducible for the same key).
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import yazl from 'yazl';
 import { compareText } from '../diagnostics.ts';
 import type { VirtualTree } from '../emit/emit-bundle.ts';
-import { bytesOf } from '../emit/bundle-manifest.ts';
+import { bytesOf, MANIFEST_FILE } from '../emit/bundle-manifest.ts';
+import { trustedCommentFor, type Signer } from './signing.ts';
+
+export const SUMS_FILE = 'SHA256SUMS';
+export const SIGNATURE_SUFFIX = '.minisig';
 
 export interface ReleaseZip {
   file: string;
@@ -26,8 +33,10 @@ export interface ReleaseZip {
 export interface Release {
   version: string;
   zips: ReleaseZip[];
-  /** File name → contents: the zips, SHA256SUMS and release-manifest.json. */
+  /** File name → contents: the zips, SHA256SUMS (and SHA256SUMS.minisig when signed) and release-manifest.json. */
   outputs: Map<string, Uint8Array>;
+  /** The signing key's id, or null for an unsigned release. */
+  keyId: string | null;
 }
 
 /**
@@ -76,14 +85,20 @@ export async function zipTree(folder: string, tree: VirtualTree): Promise<Buffer
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-/** Zips every bundle (keyed `<target>/<scope>`) and writes the checksums and the release manifest. */
-export async function buildRelease(bundles: ReadonlyMap<string, VirtualTree>, version: string): Promise<Release> {
+/** Zips every bundle (keyed `<target>/<scope>`) and writes the checksums and the release manifest; signs them when given a signer. */
+export async function buildRelease(bundles: ReadonlyMap<string, VirtualTree>, version: string, signer: Signer | null = null): Promise<Release> {
   const outputs = new Map<string, Uint8Array>();
   const zips: ReleaseZip[] = [];
   for (const key of [...bundles.keys()].sort(compareText)) {
     const [target, scope] = key.split('/') as [string, string];
-    const tree = bundles.get(key)!;
     const name = zipName(target, scope, version);
+    let tree = bundles.get(key)!;
+    if (signer) {
+      const manifest = tree.get(MANIFEST_FILE);
+      if (!manifest) throw new Error(`${key}: no ${MANIFEST_FILE} to sign`);
+      const signature = signer.sign(bytesOf(manifest), trustedCommentFor(`${name}/${MANIFEST_FILE}`, version));
+      tree = new Map([...tree, [`${MANIFEST_FILE}${SIGNATURE_SUFFIX}`, { contents: signature }]]);
+    }
     const bytes = await zipTree(name, tree);
     const file = `${name}.zip`;
     outputs.set(file, bytes);
@@ -97,7 +112,10 @@ export async function buildRelease(bundles: ReadonlyMap<string, VirtualTree>, ve
       sha256: sha256(bytes),
     });
   }
-  outputs.set('SHA256SUMS', Buffer.from(zips.map((zip) => `${zip.sha256}  ${zip.file}\n`).join(''), 'utf8'));
-  outputs.set('release-manifest.json', Buffer.from(`${JSON.stringify({ version, zips }, null, 2)}\n`, 'utf8'));
-  return { version, zips, outputs };
+  const sums = Buffer.from(zips.map((zip) => `${zip.sha256}  ${zip.file}\n`).join(''), 'utf8');
+  outputs.set(SUMS_FILE, sums);
+  if (signer) outputs.set(`${SUMS_FILE}${SIGNATURE_SUFFIX}`, Buffer.from(signer.sign(sums, trustedCommentFor(SUMS_FILE, version)), 'utf8'));
+  const signature = signer ? { signature: { keyId: signer.keyId, publicKey: signer.publicKey.base64, files: [`${SUMS_FILE}${SIGNATURE_SUFFIX}`, `<zip folder>/${MANIFEST_FILE}${SIGNATURE_SUFFIX}`] } } : {};
+  outputs.set('release-manifest.json', Buffer.from(`${JSON.stringify({ version, zips, ...signature }, null, 2)}\n`, 'utf8'));
+  return { version, zips, outputs, keyId: signer?.keyId ?? null };
 }

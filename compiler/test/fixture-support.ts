@@ -58,9 +58,12 @@ export function temporaryDir(label: string): string {
 export function copySource(): string {
   const cache = path.join(REPO_ROOT, 'node_modules/.cache/gsd-build-tests');
   mkdirSync(cache, { recursive: true });
-  // The runtime build reads ../schemas next to the source tree, as in the project.
+  // The runtime build reads ../schemas next to the source tree, as in the project,
+  // and the release public key from ../compiler/data.
   const sandbox = mkdtempSync(path.join(cache, 'tree-'));
   symlinkSync(path.join(REPO_ROOT, 'schemas'), path.join(sandbox, 'schemas'));
+  mkdirSync(path.join(sandbox, 'compiler'));
+  symlinkSync(path.join(REPO_ROOT, 'compiler', 'data'), path.join(sandbox, 'compiler', 'data'));
   writeFileSync(path.join(sandbox, 'package.json'), '{ "type": "module" }\n');
   const dir = path.join(sandbox, 'source');
   cpSync(path.join(REPO_ROOT, 'source'), dir, { recursive: true });

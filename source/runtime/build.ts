@@ -102,6 +102,8 @@ const COMMON = {
   minifyWhitespace: true,
   minifySyntax: true,
   define: { __GSD_BUNDLED__: 'true', 'import.meta.url': '"file:///gsd-core/bin/gsd-tools.cjs"' },
+  // The release public key (compiler/data/release-signing.pub) is imported as its text.
+  loader: { '.pub': 'text' },
   // Fixed here rather than read from a tsconfig.json, so a copy of the source
   // tree anywhere (tests, --source) bundles to the same bytes.
   tsconfigRaw: { compilerOptions: { strict: true, verbatimModuleSyntax: true, target: 'ES2022' } },

@@ -6,8 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Handler } from '../main.ts';
 import { refused, usage } from '../core/errors.ts';
-import { bundleFromDir, checkManifest, findBundleDir, MANIFEST_FILE } from '../install/bundle.ts';
+import { bundleFromDir, checkManifest, findBundleDir, MANIFEST_FILE, sha256 } from '../install/bundle.ts';
 import { install, INSTALLED_FILE, resolvePlacement, uninstall, type Report } from '../install/install.ts';
+import { checkBundleSignature, MANIFEST_SIGNATURE_FILE, pinnedKey, type PublicKey, type SignatureReport } from '../install/signature.ts';
 import type { Invocation } from '../cli/parse.ts';
 
 function scopeOf(inv: Invocation): 'global' | 'local' | undefined {
@@ -18,10 +19,11 @@ function scopeOf(inv: Invocation): 'global' | 'local' | undefined {
 const homeOf = (env: Record<string, string | undefined>) => env.HOME || os.homedir();
 
 /** Human-readable lines for --raw. */
-export function summary(report: Report): string {
+export function summary(report: Report & { signature?: SignatureReport }): string {
   const lines: string[] = [];
   const verb = report.dryRun ? 'would' : 'did';
   lines.push(`${report.dryRun ? 'Dry run: ' : ''}${report.action} GSD ${report.version} for ${report.target} (${report.scope}) at ${report.root}${report.relocated ? ` (moved by ${report.relocated.by})` : ''}`);
+  if (report.signature) lines.push(report.signature.summary);
   const { added, updated, unchanged, removed, kept } = report.files;
   lines.push(`files: ${added.length} added, ${updated.length} updated, ${unchanged} unchanged, ${removed.length} removed${kept.length ? `, ${kept.length} kept because you changed them` : ''} (${verb})`);
   for (const entry of report.config) lines.push(`config: ${entry.path} ${entry.action}`);
@@ -39,15 +41,39 @@ const installHandler: Handler = (inv, ctx) => {
   if (!bundleDir) {
     throw refused(`this gsd-tools is not in an unzipped bundle (no ${MANIFEST_FILE} lists it); run install from the bundle: node <bundle>/<root>/gsd-core/bin/gsd-tools.cjs install`);
   }
-  const report = install(bundleFromDir(bundleDir), {
+  // The signature is checked first, on the manifest's bytes as read now; the
+  // bundle read next must hold that same manifest, and every file its sha256.
+  const manifestBytes = readOrNull(path.join(bundleDir, MANIFEST_FILE));
+  const signatureText = readOrNull(path.join(bundleDir, MANIFEST_SIGNATURE_FILE))?.toString('utf8') ?? null;
+  const signature = manifestBytes ? checkBundleSignature({ label: bundleDir, manifestBytes, signatureText, ...signatureOptions(inv, ctx.cwd) }) : null;
+  const bundle = bundleFromDir(bundleDir);
+  if (manifestBytes && bundle.manifestSha256 !== sha256(manifestBytes)) {
+    throw refused(`${bundleDir}/${MANIFEST_FILE}: refused: expected the manifest whose signature was checked (sha256 ${sha256(manifestBytes)}), found other bytes (sha256 ${bundle.manifestSha256}) when the bundle was read; it changed during the install; nothing was written`);
+  }
+  const report = install(bundle, {
     home: homeOf(ctx.env),
     cwd: ctx.cwd,
     env: ctx.env,
     now: ctx.now(),
     ...optionsOf(inv),
   });
-  return { data: report, raw: summary(report) };
+  const data = signature ? { ...report, signature } : report;
+  return { data, raw: summary(data) };
 };
+
+function readOrNull(file: string): Buffer | null {
+  try {
+    return fs.readFileSync(file);
+  } catch {
+    return null;
+  }
+}
+
+/** --public-key and --require-signature. */
+export function signatureOptions(inv: Pick<Invocation, 'flags'>, cwd: string): { pinned: PublicKey | null; require: boolean } {
+  const value = inv.flags['--public-key'];
+  return { pinned: typeof value === 'string' ? pinnedKey(value, cwd) : null, require: Boolean(inv.flags['--require-signature']) };
+}
 
 function optionsOf(inv: Invocation) {
   const scope = scopeOf(inv);
