@@ -11,6 +11,8 @@ import { writeTrees } from './write/write-tree.ts';
 import { compareWithGolden, formatGoldenFinding, goldenTrees, readGoldenFiles } from './golden/compare-golden.ts';
 import { compareWithBaseline, type Budgets } from './check/check-budgets.ts';
 import { DEFAULT_TARGETS_DIR, loadTargets } from './targets/load-targets.ts';
+import { landingPolicies } from './targets/landing-policy.ts';
+import type { LandingPolicy } from '../source/runtime/install/landing.ts';
 import { MATRIX_BEGIN, MATRIX_END, matrixMarkdown, matrixRows, readValidatedBy, replaceMatrix } from './report/support-matrix.ts';
 import { SCOPE_IDS, type ScopeId } from './targets/target-types.ts';
 import type { VirtualTree } from './emit/emit-bundle.ts';
@@ -386,6 +388,8 @@ async function runInstall(args: string[], io: Io): Promise<number> {
   const { checkBundleSignature, MANIFEST_SIGNATURE_FILE, pinnedKey } = await import('../source/runtime/install/signature.ts');
   let files: Map<string, Uint8Array>;
   let label: string;
+  // Where the bundle may land comes from our target definitions, never from the zip.
+  let policies: LandingPolicy[] = [];
   let signature: import('../source/runtime/install/signature.ts').SignatureReport;
   if (values.zip) {
     const { readZip } = await import('./release/read-zip.ts');
@@ -398,6 +402,12 @@ async function runInstall(args: string[], io: Io): Promise<number> {
     }
     files = new Map(entries.filter((entry) => !entry.directory).map((entry) => [entry.name.slice(entry.name.indexOf('/') + 1), entry.contents]));
     label = values.zip;
+    const loaded = await loadTargets(values.targets ?? DEFAULT_TARGETS_DIR);
+    if (loaded.diagnostics.length > 0) {
+      loaded.diagnostics.forEach((d) => io.err(formatDiagnostic(d, values.targets ?? 'targets')));
+      return 1;
+    }
+    policies = landingPolicies(loaded.targets);
     // Checked against this checkout's copy of the key, before anything is written;
     // the manifest it signs lists every file's sha256, which bundleFromFiles checks next.
     const manifestBytes = files.get('gsd-file-manifest.json');
@@ -425,6 +435,7 @@ async function runInstall(args: string[], io: Io): Promise<number> {
     files = new Map([...tree].map(([file, entry]) => [file, typeof entry.contents === 'string' ? Buffer.from(entry.contents, 'utf8') : entry.contents]));
     label = `${values.target}/${scope}`;
     signature = { status: 'none', summary: 'signature: none — built here from the sources, not a download' };
+    policies = landingPolicies(compiled.targets);
   }
   try {
     const report = install(bundleFromFiles(files, label), {
@@ -436,6 +447,7 @@ async function runInstall(args: string[], io: Io): Promise<number> {
       ...(values['config-dir'] !== undefined ? { configDir: values['config-dir'] } : {}),
       dryRun: values['dry-run'] ?? false,
       force: values.force ?? false,
+      policies,
     });
     const data = { ...report, signature };
     io.out(values.raw ? summary(data) : JSON.stringify(data, null, 2));
