@@ -116,9 +116,13 @@ function rebuildState(text: string, file: string, error: FileFormatError): State
   if (FENCE_LINE.test(rows[0] ?? '')) {
     const close = rows.findIndex((r, i) => i > 0 && FENCE_LINE.test(r));
     if (close < 0) {
-      // Never closed: the block is the leading run of lines that look like YAML.
+      // Never closed: the block is the leading run of lines that look like our
+      // frontmatter (lowercase snake_case keys, their indented values, comments,
+      // blanks); a heading or a body field such as "Phase: 1 of 3" ends it.
       let end = 1;
-      while (end < rows.length && !/^#{1,6}\s/.test(rows[end]!) && /^(?:[A-Za-z0-9_"'][^:]*:(?:\s|$)|[ \t]|-\s|#|\s*\r?$)/.test(rows[end]!)) end++;
+      while (end < rows.length && !/^#{1,6}\s/.test(rows[end]!) && /^(?:[a-z0-9_][a-z0-9_.-]*:(?:\s|$)|[ \t]|-\s|#|\s*\r?$)/.test(rows[end]!)) end++;
+      // Trailing blank lines belong to the body.
+      while (end > 1 && rows[end - 1]!.trim() === '') end--;
       blocks.push({ yaml: rows.slice(1, end), firstLine: 2 });
       bodyFrom = end;
     } else {
