@@ -26,7 +26,7 @@ export const DIAGNOSTIC_CODES = {
   'only-unclosed': 'a gsd:only block is still open at the end of the file',
   'ref-include-unresolved': 'an @-include names no corpus file',
   'ref-read-unresolved': 'a path into the installed tree names no corpus or generated file',
-  'ref-command-unknown': 'a /gsd-<name> mention or Skill call names no command',
+  'ref-command-unknown': 'a /gsd-<name> mention, Skill call or table cell naming gsd-<name> names no command',
   'ref-code-command-unknown': 'a message of the runtime CLI or a hook names a /gsd-<name> command (or builds one from parts) that the corpus does not ship',
   'ref-agent-unknown': 'a spawned subagent_type names no agent',
   'ref-requires-unknown': 'a requires: entry names no command',

@@ -56,3 +56,31 @@ export function checkCodeCommands(files: readonly { path: string; bytes: Uint8Ar
   }
   return diagnostics;
 }
+
+/**
+ * The bare form: a Markdown table cell that is only `gsd-<name>` (with
+ * arguments or not, backticked or not), as the routers and next-step tables
+ * write the command to invoke. It must name a command, or an agent or hook
+ * (tables of those use the same shape). Code fences are skipped.
+ */
+export function checkCommandCells(nodes: readonly IrNode[], known: ReadonlySet<string>): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const CELL = /\|([^|]*)(?=\|)/g;
+  const BARE = /^\s*`?gsd-([a-z0-9]+(?:-[a-z0-9]+)*)(?:\s[^`|]*)?`?\s*$/;
+  for (const node of nodes) {
+    if (!node.path.endsWith('.md')) continue;
+    let fenced = false;
+    for (const [index, line] of splitLines(node.text).entries()) {
+      const text = line.content;
+      if (/^\s*(```|~~~)/.test(text)) fenced = !fenced;
+      if (fenced || !/^\s*\|/.test(text)) continue;
+      for (const cell of text.matchAll(CELL)) {
+        const bare = BARE.exec(cell[1]!);
+        if (!bare || known.has(bare[1]!) || known.has(`gsd-${bare[1]}`)) continue;
+        const column = cell.index + 1 + cell[1]!.indexOf('gsd-') + 1;
+        diagnostics.push(diagnostic(node.path, index + 1, column, 'ref-command-unknown', `expected the name of a command in commands/gsd/ (or of an agent or hook), found "gsd-${bare[1]}"`));
+      }
+    }
+  }
+  return diagnostics;
+}
