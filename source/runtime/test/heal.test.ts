@@ -8,6 +8,11 @@ import { suite, assert } from '../../../compiler/test/harness.ts';
 import { FIXED_NOW, project, read, run, standardProject, STATE_MD, ROADMAP_MD } from './helpers.ts';
 import { readFrontmatter } from '../md/frontmatter.ts';
 import { normalizeStatus, STATUS_VOCABULARY } from '../planning/state.ts';
+import statusSchema from '../planning/state-status.schema.json' with { type: 'json' };
+import AjvModule from 'ajv';
+
+type AjvCtor = new (o: object) => { compile(s: unknown): ((d: unknown) => boolean) & { errors?: unknown } };
+const Ajv = ((AjvModule as unknown as { default?: AjvCtor }).default ?? AjvModule) as unknown as AjvCtor;
 
 const s = suite('runtime healing');
 
@@ -216,7 +221,10 @@ s('should record statuses by what the Status line means (vocabulary from state-s
   ];
   for (const [text, status] of cases) assert.is(normalizeStatus(text, undefined), status, text);
   assert.is(normalizeStatus('In progress', '2025-01-01'), 'paused');
-  assert.ok(STATUS_VOCABULARY.statuses.every((row) => typeof row.active === 'boolean' && new RegExp(row.match, 'i')));
+  const validate = new Ajv({ allErrors: true, strict: false }).compile(statusSchema);
+  assert.ok(validate(STATUS_VOCABULARY), JSON.stringify(validate.errors));
+  assert.ok(STATUS_VOCABULARY.statuses.every((row) => new RegExp(row.match, 'i')), 'every match compiles');
+  assert.is(new Set(STATUS_VOCABULARY.statuses.map((row) => row.status)).size, STATUS_VOCABULARY.statuses.length, 'no status twice');
   const root = standardProject();
   let r = await run(['state', 'update', 'Status', 'Planning phase 2'], { cwd: root });
   assert.is(readFrontmatter(read(root, '.planning/STATE.md'), 'x').data.status, 'planning');
