@@ -29,6 +29,7 @@
 // carried from one chunk to the next, so a phrase across a chunk border is
 // found as if the text were one piece.
 import RULES_DATA from '../injection-rules.json' with { type: 'json' };
+import PACKED from '../injection-automaton.json' with { type: 'json' };
 
 export type Severity = 'LOW' | 'MEDIUM' | 'HIGH';
 
@@ -239,6 +240,13 @@ function tokenizeWords(text: string, emit: (w: string) => void): void {
   if (word) emit(canonical(word));
 }
 
+interface Literals {
+  next: Map<number, number>[];
+  fail: number[];
+  out: [number, number][][];
+  root: Int32Array;
+}
+
 interface Compiled {
   states: PState[];
   /** Token ids of the words rules name. */
@@ -251,7 +259,7 @@ interface Compiled {
   /** Per rule: word sequences (alternatives per position) that, right before a match, make it a description. */
   except: Set<string>[][][];
   /** Literal Aho-Corasick automaton. */
-  ac: { next: Map<number, number>[]; fail: number[]; out: [number, number][][]; root: Int32Array };
+  ac: Literals;
   /** One near-miss prefix per phrase pattern and literal, for the padding tests. */
   prefixes: Map<string, string[]>;
   langs: Map<string, Set<string>>;
@@ -338,43 +346,10 @@ function compile(): Compiled {
       }
     }
   });
-  // Literals: one Aho-Corasick automaton over UTF-16 code units.
-  const next: Map<number, number>[] = [new Map()];
-  const out: [number, number][][] = [[]];
-  RULES.forEach((rule, ruleIdx) => {
-    for (const raw of rule.literals ?? []) {
-      const lit = raw.toLowerCase();
-      let s = 0;
-      for (let i = 0; i < lit.length; i++) {
-        const c = lit.charCodeAt(i);
-        let t = next[s]!.get(c);
-        if (t === undefined) {
-          t = next.length;
-          next.push(new Map());
-          out.push([]);
-          next[s]!.set(c, t);
-        }
-        s = t;
-      }
-      out[s]!.push([ruleIdx, lit.length]);
-      const list = prefixes.get(rule.id) ?? [];
-      list.push(raw.slice(0, -1));
-      prefixes.set(rule.id, list);
-    }
-  });
-  const fail = new Array<number>(next.length).fill(0);
-  const queue: number[] = [];
-  for (const t of next[0]!.values()) queue.push(t);
-  for (let q = 0; q < queue.length; q++) {
-    const s = queue[q]!;
-    for (const [c, t] of next[s]!) {
-      let f = fail[s]!;
-      while (f !== 0 && !next[f]!.has(c)) f = fail[f]!;
-      const ft = next[f]!.get(c);
-      fail[t] = ft !== undefined && ft !== t ? ft : 0;
-      out[t]!.push(...out[fail[t]!]!);
-      queue.push(t);
-    }
+  for (const rule of RULES) {
+    const list = prefixes.get(rule.id) ?? [];
+    for (const raw of rule.literals ?? []) list.push(raw.slice(0, -1));
+    if (list.length) prefixes.set(rule.id, list);
   }
   const except = RULES.map((rule) =>
     (rule.except_after ?? []).flatMap((text) => {
@@ -393,8 +368,6 @@ function compile(): Compiled {
       return seqs;
     }),
   );
-  const root = new Int32Array(128);
-  for (let ch = 0; ch < 128; ch++) root[ch] = next[0]!.get(ch) ?? 0;
   // Words and prefixes become numbers: a scanned token is looked up once, and
   // a token no rule names (most of them) costs no state any work.
   const vocab = new Map<string, number>();
@@ -435,31 +408,199 @@ function compile(): Compiled {
     }
   });
   const bySource = sources.map((list) => Int32Array.from(list));
-  return { states, vocab, prefixVocab, bySource, byTargets: targetsOf, except, ac: { next, fail, out, root }, prefixes, langs };
+  return { states, vocab, prefixVocab, bySource, byTargets: targetsOf, except, ac: literalAutomaton(), prefixes, langs };
+}
+
+/** The literals of every rule as one Aho-Corasick automaton over UTF-16 code units. */
+function literalAutomaton(): Literals {
+  const next: Map<number, number>[] = [new Map()];
+  const out: [number, number][][] = [[]];
+  RULES.forEach((rule, ruleIdx) => {
+    for (const raw of rule.literals ?? []) {
+      const lit = raw.toLowerCase();
+      let s = 0;
+      for (let i = 0; i < lit.length; i++) {
+        const c = lit.charCodeAt(i);
+        let t = next[s]!.get(c);
+        if (t === undefined) {
+          t = next.length;
+          next.push(new Map());
+          out.push([]);
+          next[s]!.set(c, t);
+        }
+        s = t;
+      }
+      out[s]!.push([ruleIdx, lit.length]);
+    }
+  });
+  const fail = new Array<number>(next.length).fill(0);
+  const queue: number[] = [];
+  for (const t of next[0]!.values()) queue.push(t);
+  for (let q = 0; q < queue.length; q++) {
+    const s = queue[q]!;
+    for (const [c, t] of next[s]!) {
+      let f = fail[s]!;
+      while (f !== 0 && !next[f]!.has(c)) f = fail[f]!;
+      const ft = next[f]!.get(c);
+      fail[t] = ft !== undefined && ft !== t ? ft : 0;
+      out[t]!.push(...out[fail[t]!]!);
+      queue.push(t);
+    }
+  }
+  const root = new Int32Array(128);
+  for (let ch = 0; ch < 128; ch++) root[ch] = next[0]!.get(ch) ?? 0;
+  return { next, fail, out, root };
+}
+
+/** What a scan needs of the compiled rules. */
+interface Machine {
+  accept: Int32Array;
+  window: Int32Array;
+  vocab: Map<string, number>;
+  prefixVocab: Map<string, [string, number][]>;
+  bySource: Int32Array[];
+  byTargets: number[][][];
+  except: Set<string>[][][];
+  ac: Literals;
+}
+
+/**
+ * The phrase automaton as plain data (injection-automaton.json), so a hook
+ * process loads it instead of compiling the rules on every call. `digest`
+ * names the rules it was built from; a stale file is ignored.
+ */
+export interface PackedAutomaton {
+  digest: string;
+  vocab: string[];
+  prefixes: [string, number][];
+  window: number[];
+  accept: number[];
+  /** Per token id: source state, number of targets, the targets; repeated. */
+  edges: number[][];
+  except: string[][][][];
+}
+
+/** FNV-1a of the rules file as JSON. */
+export function rulesDigest(): string {
+  const text = JSON.stringify(RULES_DATA);
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return `fnv1a:${h.toString(16).padStart(8, '0')}:${text.length}`;
+}
+
+function machineOf(c: Compiled): Machine {
+  return {
+    accept: Int32Array.from(c.states.map((st) => st.accept)),
+    window: Int32Array.from(c.states.map((st) => st.window)),
+    vocab: c.vocab,
+    prefixVocab: c.prefixVocab,
+    bySource: c.bySource,
+    byTargets: c.byTargets,
+    except: c.except,
+    ac: c.ac,
+  };
+}
+
+/** The compiled rules as data for injection-automaton.json. */
+export function packAutomaton(): PackedAutomaton {
+  const c = fullCompile();
+  const vocab: string[] = [];
+  for (const [w, id] of c.vocab) vocab[id] = w;
+  const prefixes: [string, number][] = [...c.prefixVocab.values()].flat().sort((x, y) => x[1] - y[1]);
+  const edges = c.bySource.map((sources, id) => {
+    const flat: number[] = [];
+    sources.forEach((src, j) => flat.push(src, c.byTargets[id]![j]!.length, ...c.byTargets[id]![j]!));
+    return flat;
+  });
+  return {
+    digest: rulesDigest(),
+    vocab,
+    prefixes,
+    window: c.states.map((st) => st.window),
+    accept: c.states.map((st) => st.accept),
+    edges,
+    except: c.except.map((seqs) => seqs.map((seq) => seq.map((set) => [...set]))),
+  };
+}
+
+function unpack(p: PackedAutomaton): Machine {
+  const vocab = new Map<string, number>();
+  p.vocab.forEach((w, id) => {
+    if (w !== undefined && w !== null) vocab.set(w, id);
+  });
+  const prefixVocab = new Map<string, [string, number][]>();
+  for (const [prefix, id] of p.prefixes) {
+    const key = prefix.slice(0, 3);
+    if (prefix.charCodeAt(0) < 128) PREFIX_FIRST[prefix.charCodeAt(0)] = 1;
+    const list = prefixVocab.get(key) ?? [];
+    list.push([prefix, id]);
+    prefixVocab.set(key, list);
+  }
+  const bySource: Int32Array[] = [];
+  const byTargets: number[][][] = [];
+  for (const flat of p.edges) {
+    const sources: number[] = [];
+    const targets: number[][] = [];
+    for (let k = 0; k < flat.length; ) {
+      sources.push(flat[k]!);
+      const n = flat[k + 1]!;
+      targets.push(flat.slice(k + 2, k + 2 + n));
+      k += 2 + n;
+    }
+    bySource.push(Int32Array.from(sources));
+    byTargets.push(targets);
+  }
+  return {
+    accept: Int32Array.from(p.accept),
+    window: Int32Array.from(p.window),
+    vocab,
+    prefixVocab,
+    bySource,
+    byTargets,
+    except: p.except.map((seqs) => seqs.map((seq) => seq.map((alts) => new Set(alts)))),
+    ac: literalAutomaton(),
+  };
 }
 
 /** ASCII first letters of rule prefixes: other tokens skip the prefix lookup. */
 const PREFIX_FIRST = new Uint8Array(128);
 
 let compiled: Compiled | undefined;
-function automata(): Compiled {
+function fullCompile(): Compiled {
   return (compiled ??= compile());
+}
+
+let machine: Machine | undefined;
+/** The automata for scanning: loaded from injection-automaton.json when it matches the rules, else compiled. */
+function automata(): Machine {
+  if (machine) return machine;
+  const packed = PACKED as unknown as PackedAutomaton;
+  machine = packed.digest === rulesDigest() ? unpack(packed) : machineOf(fullCompile());
+  return machine;
+}
+
+/** Whether scans use the packed automaton (it matches the rules file). */
+export function packedIsCurrent(): boolean {
+  return (PACKED as unknown as PackedAutomaton).digest === rulesDigest();
 }
 
 /** Near-miss prefixes of every phrase pattern and literal, by rule id (for tests). */
 export function rulePrefixes(): Map<string, string[]> {
-  return automata().prefixes;
+  return fullCompile().prefixes;
 }
 
 /** The languages phrase rules are written in, with the rule ids each covers. */
 export function ruleLanguages(): Map<string, Set<string>> {
-  return automata().langs;
+  return fullCompile().langs;
 }
 
 /** Number of automaton states (the bound on work per token). */
 export function automatonSize(): { phraseStates: number; literalStates: number } {
   const c = automata();
-  return { phraseStates: c.states.length, literalStates: c.ac.next.length };
+  return { phraseStates: c.accept.length, literalStates: c.ac.next.length };
 }
 
 // ---------------------------------------------------------------------------
@@ -569,7 +710,7 @@ class Scanner {
   private readonly subs = new Map<string, string[]>();
 
   constructor(private readonly opts: Options) {
-    const n = this.c.states.length;
+    const n = this.c.accept.length;
     this.dl = new Int32Array(n);
     this.st = new Int32Array(n);
     this.fl = new Uint8Array(n);
@@ -644,7 +785,7 @@ class Scanner {
     const i = ++this.tokenIndex;
     this.ring[i % RING] = display;
     if (this.idCount === 0) return; // a token no rule names moves nothing
-    const { states, bySource, byTargets } = this.c;
+    const { accept, window, bySource, byTargets } = this.c;
     const dl = this.dl;
     this.enteringCount = 0;
     for (let k = 0; k < this.idCount; k++) {
@@ -673,12 +814,12 @@ class Scanner {
       const t = entering[k]!;
       const start = entering[k + 1]!;
       const f = entering[k + 2]!;
-      const ts = states[t]!;
-      if (ts.accept >= 0) {
-        this.accept(ts.accept, start, i, f);
+      const rule = accept[t]!;
+      if (rule >= 0) {
+        this.accept(rule, start, i, f);
         continue;
       }
-      const deadline = i + 1 + ts.window;
+      const deadline = i + 1 + window[t]!;
       if (deadline >= dl[t]!) {
         dl[t] = deadline;
         this.st[t] = start;

@@ -9,13 +9,14 @@ import fg from 'fast-glob';
 import AjvModule from 'ajv';
 import { suite, assert } from '../../../compiler/test/harness.ts';
 import { bundle, project, runOf, tmpDir, type Run } from '../../runtime/test/helpers.ts';
-import { RULES, automatonSize, ruleLanguages, rulePrefixes, scanText, severityOf, type Finding } from '../lib/injection.ts';
+import { RULES, automatonSize, packAutomaton, packedIsCurrent, ruleLanguages, rulePrefixes, scanText, severityOf, type Finding } from '../lib/injection.ts';
 import { textOf } from '../lib/hook.ts';
 import { promptGuard } from '../prompt-guard.ts';
 import { readInjectionScanner } from '../read-injection-scanner.ts';
 import { ATTACKS, BENIGN, MALICIOUS, NEAR_BENIGN, cyrillic, tagChars } from './injection-corpus.ts';
 import rulesJson from '../injection-rules.json' with { type: 'json' };
 import rulesSchema from '../injection-rules.schema.json' with { type: 'json' };
+import packedJson from '../injection-automaton.json' with { type: 'json' };
 
 type AjvCtor = new (o: object) => { compile(s: unknown): ((d: unknown) => boolean) & { errors?: unknown } };
 const Ajv = ((AjvModule as unknown as { default?: AjvCtor }).default ?? AjvModule) as unknown as AjvCtor;
@@ -41,6 +42,9 @@ s('should keep the rules as data that match their schema', () => {
     assert.not.ok(seen.has(r.id), `rule ${r.id} appears once`);
     seen.add(r.id);
   }
+  // the hooks load the compiled automaton from injection-automaton.json; it must be the rules' own
+  assert.ok(packedIsCurrent(), 'injection-automaton.json is stale: node --import ./compiler/bin/register.mjs scripts/pack-injection-rules.ts');
+  assert.equal(packedJson, JSON.parse(JSON.stringify(packAutomaton())), 'injection-automaton.json is what the rules compile to');
   const size = automatonSize();
   console.log(`  rules: ${RULES.length}; phrase automaton ${size.phraseStates} states, literal automaton ${size.literalStates} states`);
 });
@@ -201,7 +205,9 @@ s('should scan in linear time: 10 MB of padding for every rule costs about 10 ti
     total += t10;
     rows.push(`  ${name.padEnd(24)} 1 MB ${t1.toFixed(0).padStart(5)} ms   10 MB ${t10.toFixed(0).padStart(6)} ms CPU   ×${ratio.toFixed(1)}`);
     console.log(rows[rows.length - 1]);
-    assert.ok(ratio <= 15, `${name}: 10 MB took ${ratio.toFixed(1)} times 1 MB`);
+    // Linear is ×10 and a quadratic scan ×100; caches (1 MB fits in them, 10 MB does not) and
+    // the collector put this scanner at ×10–14 on a busy 2-core machine, so ×20 is the bound.
+    assert.ok(ratio <= 20, `${name}: 10 MB took ${ratio.toFixed(1)} times 1 MB`);
   }
   console.log(`  worst ratio ×${worst.toFixed(1)}; the 10 MB scans took ${(total / 1000).toFixed(1)} s of CPU in all`);
 });
