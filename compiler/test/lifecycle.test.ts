@@ -369,7 +369,7 @@ function initialise(s: Scratch): void {
   const state = s.query(['state', 'json']);
   assert.is(state.milestone, 'v1.0');
   assert.is(state.current_phase, '1');
-  assert.is(state.status, 'planning');
+  assert.is(state.status, 'ready_to_plan', 'the template frontmatter says what its Status line says');
   assert.is(s.git(['status', '--porcelain', '.planning']), '', 'everything in .planning/ is committed');
 }
 
