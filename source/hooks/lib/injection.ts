@@ -1199,14 +1199,16 @@ class Scanner {
     // `name=BASE64`: the value starts after the last '=' that is not padding
     let from = 0;
     for (let i = run.length - 2; i > 0; i--) if (run.charCodeAt(i) === 0x3d && run.charCodeAt(i + 1) !== 0x3d) { from = i + 1; break; }
-    const body = run.slice(from).replace(/^[/+_-]+/, '');
+    let body = run.slice(from).replace(/^[/+_-]+/, '');
     if (body.length < 24) return;
+    if (body.length > MAX_DECODED_RUN) body = body.slice(0, MAX_DECODED_RUN - (MAX_DECODED_RUN % 4));
     const bytes = Buffer.from(body, 'base64');
     if (!looksLikeText(bytes)) return;
     this.sub('base64', bytes.toString('utf8'));
   }
 
-  private percent(run: string): void {
+  private percent(whole: string): void {
+    const run = whole.length > MAX_DECODED_RUN ? whole.slice(0, MAX_DECODED_RUN) : whole;
     const bytes: number[] = [];
     for (let i = 0; i < run.length; i++) {
       const c = run.charCodeAt(i);
@@ -1309,6 +1311,8 @@ function looksLikeText(bytes: Buffer): boolean {
 }
 
 export const CHUNK = 64 * 1024;
+/** Characters of one encoded run that are decoded (a run is also cut at chunk borders). */
+const MAX_DECODED_RUN = 64 * 1024;
 
 /** One finding per rule that fires, in the order of the rules file. */
 export function scanText(text: string, opts: Partial<Options> = {}): Finding[] {
