@@ -137,8 +137,7 @@ function commitLocked(ctx: Ctx, info: RepoInfo, job: CommitJob): Answer {
     gitIndexed(ctx, info, ['reset', '-q', '--', ...present]);
     return fail('commit_failed', { error: done.stderr || done.stdout.trim(), hooks: job.noVerify ? 'skipped' : 'ran', files: show(present), ...recovered });
   }
-  const hash = git(ctx, ['rev-parse', '--short', 'HEAD'], { cwd: info.top }).stdout.trim();
-  const full = git(ctx, ['rev-parse', '-q', '--verify', 'HEAD'], { cwd: info.top }).stdout.trim();
+  const [full = '', hash = ''] = git(ctx, ['rev-parse', 'HEAD', '--short', 'HEAD'], { cwd: info.top }).stdout.split('\n');
   // The check that makes `committed` true: a new HEAD, and no listed path left differing from it.
   const differ = differFromHead(ctx, info, present);
   if (full === '' || full === before || differ === null || differ.length > 0) {

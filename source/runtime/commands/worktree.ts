@@ -303,9 +303,14 @@ function runWaveHook(ctx: Ctx, repo: Repo, from: string, to: string): HookOutcom
   const statusBefore = new Set(dirtyFiles(ctx, main.top));
   const marker = path.join(repo.folder, '.hook-run.json');
   writeAtomic(marker, `${JSON.stringify({ ref, head: to, base: from, pid: process.pid })}\n`);
+  const detach = git(ctx, ['update-ref', '--no-deref', '-m', 'gsd: run pre-commit over the merged wave', 'HEAD', from], { cwd: main.top });
+  if (!detach.ok) {
+    if (ref) git(ctx, ['symbolic-ref', 'HEAD', ref], { cwd: main.top });
+    safeUnlink(marker);
+    return { hook: 'pre-commit', ran: false, reason: 'detach_failed', output: tail(detach.stderr) };
+  }
   let run: { ok: boolean; code: number; output: string };
   try {
-    git(ctx, ['update-ref', '--no-deref', '-m', 'gsd: run pre-commit over the merged wave', 'HEAD', from], { cwd: main.top });
     const env = { GSD_WAVE_BASE: from, GSD_WAVE_HEAD: to };
     if (viaGit) {
       const r = git(ctx, ['hook', 'run', '--ignore-missing', 'pre-commit'], { cwd: main.top, timeoutMs: LONG, env });
@@ -397,7 +402,7 @@ const merge: Handler = (inv, ctx) => {
     const end = head();
     const hooks: HookOutcome =
       end === waveStart ? { hook: 'pre-commit', ran: false, reason: 'nothing_merged' } : skipHooks ? { hook: 'pre-commit', ran: false, reason: 'skipped' } : runWaveHook(ctx, repo, waveStart, end);
-    const status = conflict ? 'conflict' : failure ? 'failed' : hooks.ran && !hooks.ok ? 'hooks_failed' : 'merged';
+    const status = conflict ? 'conflict' : failure ? 'failed' : (hooks.ran && !hooks.ok) || hooks.reason === 'detach_failed' ? 'hooks_failed' : 'merged';
     return {
       data: {
         status,

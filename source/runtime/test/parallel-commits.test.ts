@@ -280,6 +280,24 @@ s('should turn a merge conflict into a checkpoint naming plans and files, leavin
   assert.ok(sh(root, 'branch', '--list', 'gsd-wt/02-02').includes('gsd-wt/02-02'));
 });
 
+s('should report a failing wave hook with its output, keep the merges and put HEAD back on the branch', async () => {
+  const { root } = gitProject();
+  const env = cliEnv(root);
+  const r = await run(['worktree', 'create', '05-01'], { cwd: root, env });
+  fs.writeFileSync(path.join(r.json.path, 'src', 'bad.txt'), 'TODO\n');
+  assert.is((await run(['commit', 'feat(05-01): bad', '--files', 'src/bad.txt'], { cwd: r.json.path, env })).json.committed, true);
+  // The hook sees the wave's files as staged against the wave's start.
+  fs.writeFileSync(path.join(root, '.git', 'hooks', 'pre-commit'), '#!/bin/sh\nif git diff --cached --name-only | grep -q bad.txt; then echo "bad.txt has a TODO" >&2; exit 1; fi\n', { mode: 0o755 });
+  const m = await run(['worktree', 'merge', '05-01'], { cwd: root, env });
+  assert.is(m.code, 1);
+  assert.is(m.json.status, 'hooks_failed');
+  assert.match(m.json.hooks.output, /bad\.txt has a TODO/);
+  assert.equal(m.json.merged.map((x: { plan: string }) => x.plan), ['05-01']);
+  assert.is(sh(root, 'symbolic-ref', '--short', 'HEAD').trim(), 'main');
+  assert.is(sh(root, 'rev-parse', 'HEAD').trim().slice(0, 12), m.json.head);
+  assert.is(sh(root, 'status', '--porcelain').trim(), '');
+});
+
 s('should reap the worktrees of a run that died, keep unmerged work, and leave a live run alone', async () => {
   const { root } = gitProject();
   const env = cliEnv(root);
