@@ -989,6 +989,7 @@ class Scanner {
     if (this.opts.decode) this.encoded(text);
     this.links(text);
     const n = text.length;
+    const acRoot = this.c.ac.root;
     let wordStart = -1;
     let wordAscii = this.carryAscii;
     let wordDigit = this.carryDigit;
@@ -1000,7 +1001,16 @@ class Scanner {
         cp = text.codePointAt(i)!;
         width = 2;
       }
-      this.literal(cp, cp);
+      if (cp >= 0x61 && cp <= 0x7a && this.ac === 0 && this.wordEndPending.length === 0) {
+        // the common case, a lowercase letter outside any literal: no literal is one letter long,
+        // so the automaton's first step reports nothing
+        const pos = this.litPos++ & (LIT_RING - 1);
+        this.litRing[pos] = cp;
+        this.rawRing[pos] = cp;
+        this.litPrev = cp;
+        this.litSpace = false;
+        this.ac = acRoot[cp]!;
+      } else this.literal(cp, cp);
       const prevCp = this.prevCp;
       this.prevCp = cp;
       if (prevCp !== 0x20 && prevCp !== 0x09) this.lastSolid = prevCp;
