@@ -59,8 +59,8 @@ export function processStart(pid: number): string | null {
       start = Number.isFinite(t) ? `epoch:${Math.round(t / 1000)}` : null;
     }
   }
-  // Only a successful reading is cached; a pid that looked dead may come back as a new process.
-  if (start !== null) startCache.set(pid, start);
+  // Only `ps` readings are cached (a spawn each); /proc is cheap and always current.
+  if (start !== null && process.platform !== 'linux') startCache.set(pid, start);
   return start;
 }
 
