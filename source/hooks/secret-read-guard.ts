@@ -1,42 +1,87 @@
-// gsd-secret-read-guard (PreToolUse: Read|Grep|Bash). Blocks reading secret
-// files: .env, .env.<suffix> and .secrets; templates (.env.example,
-// .env.sample, .env.template, .env.dist) stay readable. Crash policy: deny
-// (a guard that fails must fail closed).
+// gsd-secret-read-guard (PreToolUse: Read|Grep|Bash). Refuses tool calls
+// that would show the agent a secret file: .env and its variants, SSH and
+// other private keys, credential files (secret-patterns.json, plus any a
+// project adds in security.secret_patterns). Shell commands are parsed with
+// real Bash and PowerShell grammars (tree-sitter) and judged by what each
+// command does with its words (lib/secret/). Crash policy: deny (a guard
+// that fails must fail closed).
 import path from 'node:path';
-import { allow, denyTool, runHook, type HookAnswer, type HookInput } from './lib/hook.ts';
+import { allow, configValue, denyTool, projectRoot, runHook, type HookAnswer, type HookInput } from './lib/hook.ts';
+import { checkCommand, checkPath, checkSearch } from './lib/secret/check.ts';
+import { defaultPatterns, extraPatterns, SecretPatterns } from './lib/secret/patterns.ts';
+import type { Shell } from './lib/secret/parsers.ts';
 
-const TEMPLATE = /^\.env\.(?:example|sample|template|dist|defaults|schema)$/i;
-
-export function isSecretPath(p: string): boolean {
-  const base = path.basename(p.replace(/["'`]/g, ''));
-  if (TEMPLATE.test(base)) return false;
-  return base === '.env' || /^\.env\.[A-Za-z0-9_.-]+$/.test(base) || base === '.secrets' || /^\.secrets\.[A-Za-z0-9_.-]+$/.test(base);
+/** Is this path, by its name alone, a secret file? */
+export function isSecretPath(p: string, patterns: SecretPatterns = defaultPatterns()): boolean {
+  return patterns.pathMatch(p) !== null;
 }
 
-/** Shell words that read a file's contents. */
-const READERS = /\b(?:cat|less|more|head|tail|bat|grep|rg|ag|awk|sed|cut|sort|uniq|strings|xxd|od|hexdump|base64|source|nl|tac|cp|scp|rsync|curl|openssl|gpg|python3?|node|ruby|perl|tee|diff|vim?|nano|code|jq|yq)\b|(?:^|[;&|]\s*)\.\s|<\s*/;
-
-export function bashReadsSecret(command: string): string | null {
-  const words = command.split(/[\s;&|()<>]+/).filter(Boolean);
-  const secret = words.find((w) => isSecretPath(w));
-  if (!secret) return null;
-  return READERS.test(command) ? secret : null;
+/** The first reason a Bash command line would read a secret, or null. */
+export async function bashReadsSecret(command: string, opts: { cwd?: string; shell?: Shell | 'both' } = {}): Promise<string | null> {
+  const reasons = await checkCommand(command, opts.shell ?? 'bash', opts.cwd ? { cwd: opts.cwd } : {});
+  return reasons[0] ?? null;
 }
 
-export function secretReadGuard(input: HookInput): HookAnswer {
+const TOOL_FIELDS = ['toolName', 'tool', 'tool_name_original', 'agent_action_name'];
+
+/**
+ * Which shell runs the command: PowerShell when the runtime's own tool name
+ * says so; Bash for Claude Code (Git Bash on Windows too) and on macOS and
+ * Linux; both grammars when a Windows runtime does not say.
+ */
+export function shellOf(input: HookInput): Shell | 'both' {
+  const names = [input.tool_name, ...TOOL_FIELDS.map((k) => input[k])].filter((v): v is string => typeof v === 'string');
+  if (names.some((n) => /^(powershell|pwsh)$/i.test(n) || /powershell/i.test(n))) return 'powershell';
+  if (process.platform === 'win32' && !process.argv.slice(2).every((a) => a !== '--runtime' && !a.startsWith('--runtime='))) return 'both';
+  if (process.platform === 'win32' && input.tool_name !== 'Bash') return 'both';
+  return 'bash';
+}
+
+function patternsFor(cwd: string): SecretPatterns {
+  const extra = extraPatterns(configValue(projectRoot(cwd), 'security.secret_patterns'));
+  return extra.length ? new SecretPatterns(extra) : defaultPatterns();
+}
+
+const deny = (what: string, reasons: string[]): HookAnswer =>
+  denyTool(
+    `GSD secret guard: ${what} is blocked: ${reasons.slice(0, 3).join('; ')}. Secret files (.env, keys, credentials) stay out of the agent's sight. Ask the user for the specific value you need, or read a template such as .env.example.`,
+  );
+
+export async function secretReadGuard(input: HookInput): Promise<HookAnswer> {
   const t = input.tool_input ?? {};
-  const reason = (p: string) =>
-    `GSD secret guard: reading ${p} is blocked because it holds secrets. Ask the user for the specific value you need, or read a template such as .env.example.`;
-  if (input.tool_name === 'Read' && typeof t.file_path === 'string' && isSecretPath(t.file_path)) return denyTool(reason(t.file_path));
-  if (input.tool_name === 'Grep') {
-    for (const key of ['path', 'glob']) {
+  const cwd = typeof input.cwd === 'string' && input.cwd ? input.cwd : process.cwd();
+  const patterns = patternsFor(cwd);
+  const opts = { cwd, patterns };
+  if (input.tool_name === 'Read') {
+    for (const key of ['file_path', 'path', 'notebook_path']) {
       const v = t[key];
-      if (typeof v === 'string' && (isSecretPath(v) || /(^|\/)\.env(\*|\.\*)?$/.test(v))) return denyTool(reason(v));
+      if (typeof v === 'string') {
+        const r = checkPath(v, opts);
+        if (r.length) return deny(`reading ${v}`, r);
+      }
     }
+    return allow();
+  }
+  if (input.tool_name === 'Grep') {
+    const p = typeof t.path === 'string' && t.path ? t.path : '.';
+    const r = checkPath(p, opts);
+    if (r.length) return deny(`searching ${p}`, r);
+    const glob = typeof t.glob === 'string' && t.glob ? t.glob : undefined;
+    if (glob) {
+      const g = checkSearch(path.resolve(cwd, p), glob, opts);
+      if (g.length) return deny(`searching ${p} with the filter ${glob}`, g);
+    }
+    // Matching lines are shown only in content mode; names and counts give no value away.
+    const showsLines = t.output_mode === 'content';
+    if (showsLines && !glob && typeof t.type !== 'string') {
+      const g = checkSearch(path.resolve(cwd, p), undefined, opts);
+      if (g.length) return deny(`searching ${p}`, g);
+    }
+    return allow();
   }
   if (input.tool_name === 'Bash' && typeof t.command === 'string') {
-    const hit = bashReadsSecret(t.command);
-    if (hit) return denyTool(reason(hit));
+    const r = await checkCommand(t.command, shellOf(input), opts);
+    if (r.length) return deny('this command', r);
   }
   return allow();
 }

@@ -95,11 +95,11 @@ s('should advise on .planning/ writes that carry injected instructions, and let 
 s('should block secret reads and allow templates', async () => {
   for (const p of ['.env', 'app/.env', '.env.local', '.env.production', '.secrets', '/x/.secrets.json']) assert.ok(isSecretPath(p), p);
   for (const p of ['.env.example', '.env.sample', 'env.ts', '.environment', 'src/.envrc.md', 'dotenv.js']) assert.not.ok(isSecretPath(p), p);
-  assert.is(bashReadsSecret('cd app && cat .env.local'), '.env.local');
-  assert.is(bashReadsSecret('grep KEY .env'), '.env');
-  assert.is(bashReadsSecret('source .env && npm start'), '.env');
-  assert.is(bashReadsSecret('cp .env.example .env'), '.env', 'copying onto .env still touches it');
-  assert.is(bashReadsSecret('echo "add .env to .gitignore"'), null);
+  assert.match((await bashReadsSecret('cd app && cat .env.local')) ?? '', /\.env\.local/);
+  assert.match((await bashReadsSecret('grep KEY .env')) ?? '', /grep reads \.env/);
+  assert.match((await bashReadsSecret('source .env && npm start')) ?? '', /source is given \.env/);
+  assert.is(await bashReadsSecret('cp .env.example .env'), null, 'writing .env from its template reads no secret');
+  assert.is(await bashReadsSecret('echo "add .env to .gitignore"'), null);
   let r = await hook('gsd-secret-read-guard', { tool_name: 'Read', hook_event_name: 'PreToolUse', tool_input: { file_path: '/p/.env.production' } });
   assert.is(r.code, 2);
   assert.is(r.json.hookSpecificOutput.permissionDecision, 'deny');
