@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Handler } from '../main.ts';
 import { refused, usage } from '../core/errors.ts';
 import { bundleFromDir, checkManifest, findBundleDir, MANIFEST_FILE, sha256 } from '../install/bundle.ts';
-import { install, INSTALLED_FILE, resolvePlacement, uninstall, type Report } from '../install/install.ts';
+import { hasInstallState, install, INSTALLED_FILE, resolvePlacement, uninstall, type Report } from '../install/install.ts';
 import { checkBundleSignature, MANIFEST_SIGNATURE_FILE, pinnedKey, type PublicKey, type SignatureReport } from '../install/signature.ts';
 import type { Invocation } from '../cli/parse.ts';
 
@@ -90,8 +90,8 @@ const uninstallHandler: Handler = (inv, ctx) => {
   const options = optionsOf(inv);
   const own = path.dirname(ctx.coreDir);
   let root: string;
-  if (!options.scope && options.configDir === undefined && fs.existsSync(path.join(own, INSTALLED_FILE))) {
-    // Run from the installed copy: the record sits next to its gsd-core/.
+  if (!options.scope && options.configDir === undefined && hasInstallState(own)) {
+    // Run from the installed copy: the record (or the journal an interrupted run left) sits next to its gsd-core/.
     root = own;
   } else {
     const bundleDir = findBundleDir(ctx.coreDir);

@@ -1,20 +1,25 @@
 // Install, update and uninstall of one bundle. Each is planned in full first
 // (every path confined, every file checked, every config merge computed), so
-// a refusal or --dry-run writes nothing; then the plan is applied. What the
-// install wrote is recorded in <root>/gsd-install-manifest.json: the files
-// with their hashes, and per shared config file the edits GSD made and the
-// entries it added, so uninstall restores exactly what was there before.
+// a refusal or --dry-run writes nothing; then the plan is applied through a
+// journal (journal.ts), under the root's lock (root-lock.ts): the steps are
+// written down before the first change and the journal goes after the last,
+// so a run killed at any point is rolled back by the next install or
+// uninstall. What the install wrote is recorded in
+// <root>/gsd-install-manifest.json: the files with their hashes, and per
+// shared config file the edits GSD made and the entries it added, so
+// uninstall restores exactly what was there before.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { failed, refused, usage } from '../core/errors.ts';
 import { sha256, unsafePath, type Bundle, type BundleManifest } from './bundle.ts';
 import { isEmptyConfig, mergeConfig, undoEdits, unmergeConfig, type Added, type Edit, type MergeFormat } from './merge.ts';
-import { checkManifestLanding, checkRecordLanding, type LandingPolicy } from './landing.ts';
+import { checkJournalLanding, checkManifestLanding, checkRecordLanding, INSTALLED_FILE, PATCHES_DIR, type LandingPolicy } from './landing.ts';
 import { LANDING_POLICIES } from './landing-table.ts';
+import { commitJournal, hasJournalDir, isCrash, JOURNAL_DIR, LOCK_FILE, modeOf, readJournal, readRootDirs, rmdirIfEmpty, rollBack, runSteps, writeJournal, writeRootDirs, type Journal, type Step, type StepState } from './journal.ts';
+import { settleRoot, withRootLock } from './root-lock.ts';
 
-export const INSTALLED_FILE = 'gsd-install-manifest.json';
-export const PATCHES_DIR = 'gsd-local-patches';
+export { INSTALLED_FILE, PATCHES_DIR };
 
 export interface Relocation {
   /** The bundle's root, relative to home. */
@@ -41,6 +46,8 @@ export interface InstalledFile {
   dest: string;
   sha256: string;
   mode: '0644' | '0755';
+  /** The user's own file that was here, replaced with --force: its backup (under the root) and hash, put back by uninstall. */
+  original?: { backup: string; sha256: string };
 }
 
 export interface InstalledConfig {
@@ -176,14 +183,21 @@ function realpathOrParent(p: string): string {
 }
 
 /** Refuses a destination outside the folder it belongs to, lexically or through a symlink. */
-function confine(dest: string, file: string, placement: Placement, manifest: Pick<BundleManifest, 'root'>): void {
+function confine(dest: string, file: string, placement: Placement, manifest: Pick<BundleManifest, 'root'>, real: (p: string) => string = realpathOrParent): void {
   const why = unsafePath(file);
   if (why) throw refused(`refused: "${file}" has ${why}, so it could land outside the install root; nothing was written`);
   const anchor = file.startsWith(`${manifest.root}/`) ? placement.root : placement.base;
   if (!isInside(anchor, dest)) throw refused(`refused: "${file}" would land at ${dest}, outside ${anchor}; nothing was written`);
-  const real = realpathOrParent(dest);
-  if (!isInside(realpathOrParent(anchor), real) && !isInside(realpathOrParent(placement.base), real)) {
-    throw refused(`refused: "${file}" would land at ${real} through a symbolic link, outside ${anchor}; nothing was written`);
+  // The folder's real path (looked up once per folder), then the name, unless the name itself is a link.
+  let link = false;
+  try {
+    link = fs.lstatSync(dest).isSymbolicLink();
+  } catch {
+    // a new file
+  }
+  const landed = link ? realpathOrParent(dest) : path.join(real(path.dirname(dest)), path.basename(dest));
+  if (!isInside(real(anchor), landed) && !isInside(real(placement.base), landed)) {
+    throw refused(`refused: "${file}" would land at ${landed} through a symbolic link, outside ${anchor}; nothing was written`);
   }
 }
 
@@ -207,49 +221,27 @@ function readIfFile(file: string): Buffer | null {
   return fs.readFileSync(file);
 }
 
-/** mkdir -p, returning the folders it created, outermost first. */
-function makeDirs(dir: string): string[] {
-  const created: string[] = [];
-  for (let current = dir; !fs.existsSync(current); current = path.dirname(current)) created.unshift(current);
-  for (const folder of created) fs.mkdirSync(folder, { mode: 0o755 });
-  return created;
-}
-
-/** A file reached through a symbolic link (dotfile setups) is written where the link points. */
-function realTarget(file: string): string {
-  try {
-    if (fs.lstatSync(file).isSymbolicLink()) return fs.realpathSync(file);
-  } catch {
-    // a new file
-  }
-  return file;
-}
-
-let tempCounter = 0;
-function writeAtomic(file: string, bytes: Uint8Array, mode: number): void {
-  const target = realTarget(file);
-  tempCounter += 1;
-  const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${tempCounter}.gsd-tmp`);
-  const fd = fs.openSync(temp, 'wx', 0o600);
-  try {
-    fs.writeSync(fd, bytes);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.chmodSync(temp, mode);
-  fs.renameSync(temp, target);
-}
-
-function modeOf(file: string): number {
-  try {
-    return fs.statSync(file).mode & 0o777;
-  } catch {
-    return 0o644;
-  }
-}
-
 // ---------------------------------------------------------------- plans
+
+type Kind = Step['kind'];
+interface PlannedWrite {
+  dest: string;
+  bytes: Buffer;
+  mode: number;
+  kind: Kind;
+  path: string;
+  format?: MergeFormat;
+  /** What the path holds now, when the plan has read it already (the run holds the root's lock, so it stays so). */
+  before?: StepState | null;
+  /** The hash of `bytes`, when the plan has it already. */
+  sha256?: string;
+}
+interface PlannedRemoval {
+  dest: string;
+  kind: Kind;
+  path: string;
+  format?: MergeFormat;
+}
 
 interface Plan {
   report: Report;
@@ -258,14 +250,18 @@ interface Plan {
   backupDir: string;
   /** Home or the project: backups keep paths relative to it. */
   base: string;
-  writes: { dest: string; bytes: Buffer; mode: number }[];
-  removals: string[];
-  /** Folders to take away when empty, deepest first (uninstall, dropped files). */
+  root: string;
+  bundleRoot: string;
+  relocation: Relocation | null;
+  writes: PlannedWrite[];
+  removals: PlannedRemoval[];
+  /** Folders to take away when empty once the steps are done. */
   prune: string[];
   manifestPath: string;
   /** Written last; null removes it (uninstall). */
   installed: InstalledManifest | null;
-  previousDirs: string[];
+  /** Folders GSD made to hold the root itself. */
+  rootDirs: string[];
 }
 
 export function readInstalled(root: string): InstalledManifest | null {
@@ -296,6 +292,11 @@ export function readInstalled(root: string): InstalledManifest | null {
   return value;
 }
 
+/** Whether `root` holds anything of a GSD install: its record, or what an interrupted run left. */
+export function hasInstallState(root: string): boolean {
+  return fs.existsSync(path.join(root, INSTALLED_FILE)) || hasJournalDir(root);
+}
+
 function display(dest: string, placement: Placement, scope: 'global' | 'local'): string {
   if (isInside(placement.base, dest)) {
     const relative = path.relative(placement.base, dest).split(path.sep).join('/');
@@ -315,19 +316,75 @@ function backupDirFor(root: string, now: Date): string {
   return dir;
 }
 
-/** Install, or update when an install record is already at the root. */
-export function planInstall(bundle: Bundle, options: Options): Plan {
+/** Where a backup of `from` goes inside the backup folder. */
+function backupPath(plan: Pick<Plan, 'base' | 'root' | 'backupDir'>, from: string): string {
+  const relative = isInside(plan.base, from) ? path.relative(plan.base, from) : path.join('_root', path.relative(plan.root, from));
+  return path.join(plan.backupDir, relative);
+}
+
+const rootRelative = (root: string, file: string) => path.relative(root, file).split(path.sep).join('/');
+
+/** The user's own file that --force replaced, from its backup; null when the backup is gone or changed. */
+function originalBytes(root: string, original: NonNullable<InstalledFile['original']>): Buffer | null {
+  try {
+    const bytes = fs.readFileSync(path.join(root, ...original.backup.split('/')));
+    return sha256(bytes) === original.sha256 ? bytes : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The folders writing `dests` creates, outermost first. */
+function missingDirs(dests: readonly string[]): string[] {
+  const created: string[] = [];
+  const seen = new Set<string>();
+  for (const dest of dests) {
+    const chain: string[] = [];
+    for (let dir = path.dirname(dest); !seen.has(dir) && !fs.existsSync(dir); dir = path.dirname(dir)) chain.unshift(dir);
+    for (const dir of chain) {
+      seen.add(dir);
+      created.push(dir);
+    }
+  }
+  return created;
+}
+
+/** Of the folders GSD made, those that hold only files this run removes (so they go too), deepest first. */
+function emptiedDirs(dirs: readonly string[], removed: ReadonlySet<string>, written: readonly string[]): string[] {
+  const gone = new Set<string>();
+  for (const dir of [...dirs].filter((dir) => [...removed].some((file) => isInside(dir, file))).sort((a, b) => b.length - a.length)) {
+    if (written.some((file) => isInside(dir, file))) continue;
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      continue;
+    }
+    if (names.every((name) => removed.has(path.join(dir, name)) || gone.has(path.join(dir, name)))) gone.add(dir);
+  }
+  return [...gone];
+}
+
+/** The checks that come before anything else, and where the bundle lands. */
+function placeBundle(bundle: Bundle, options: Options): Placement {
   const manifest = bundle.manifest;
   if (options.scope && options.scope !== manifest.scope) {
     throw usage(`this is the ${manifest.scope} bundle of ${manifest.runtime}; --${options.scope} needs the ${options.scope} bundle (gsd-${manifest.target}-${options.scope}-${manifest.version}.zip)`);
   }
-  const policies = options.policies ?? LANDING_POLICIES;
   // Our own data decides where files may land; the manifest only names the target.
-  checkManifestLanding(manifest, policies, bundle.dir ?? 'bundle');
+  checkManifestLanding(manifest, options.policies ?? LANDING_POLICIES, bundle.dir ?? 'bundle');
   const placement = resolvePlacement(manifest, options);
   if (bundle.dir && (isInside(bundle.dir, placement.base) || isInside(bundle.dir, placement.root))) {
     throw refused(`refused: the install would land inside the unzipped bundle (${bundle.dir}); run it from your ${manifest.scope === 'local' ? 'project folder' : 'home'}, outside the bundle`);
   }
+  return placement;
+}
+
+/** Install, or update when an install record is already at the root. */
+export function planInstall(bundle: Bundle, options: Options, rootDirs: readonly string[] = []): Plan {
+  const manifest = bundle.manifest;
+  const policies = options.policies ?? LANDING_POLICIES;
+  const placement = placeBundle(bundle, options);
   const previous = readInstalled(placement.root);
   if (previous && (previous.target !== manifest.target || previous.scope !== manifest.scope)) {
     throw refused(`refused: ${placement.root} holds GSD for ${previous.target} (${previous.scope}); uninstall that first`);
@@ -351,7 +408,21 @@ export function planInstall(bundle: Bundle, options: Options): Plan {
     notes: [],
   };
   const show = (dest: string) => display(dest, placement, manifest.scope);
-  const plan: Plan = { report, backups: [], backupDir: backupDirFor(placement.root, options.now), base: placement.base, writes: [], removals: [], prune: [], manifestPath, installed: null, previousDirs: previous?.dirs ?? [] };
+  const plan: Plan = {
+    report,
+    backups: [],
+    backupDir: backupDirFor(placement.root, options.now),
+    base: placement.base,
+    root: placement.root,
+    bundleRoot: manifest.root,
+    relocation: placement.relocation,
+    writes: [],
+    removals: [],
+    prune: [],
+    manifestPath,
+    installed: null,
+    rootDirs: [...rootDirs],
+  };
   const previousFiles = new Map((previous?.files ?? []).map((file) => [file.dest, file]));
   const previousConfig = new Map((previous?.config ?? []).map((entry) => [entry.dest, entry]));
   const files: InstalledFile[] = [];
@@ -364,10 +435,14 @@ export function planInstall(bundle: Bundle, options: Options): Plan {
     const moved = relocateText(text, placement.relocation);
     return moved === text ? raw : Buffer.from(moved, 'utf8');
   };
+  // The root's and the base's real paths, looked up once for the whole bundle.
+  const reals = new Map<string, string>();
+  const real = (p: string) => reals.get(p) ?? (reals.set(p, realpathOrParent(p)), reals.get(p)!);
+  const ownNames = [INSTALLED_FILE, LOCK_FILE, JOURNAL_DIR, PATCHES_DIR].map((name) => path.join(placement.root, name));
   for (const file of manifest.files) {
     const dest = destinationOf(file.path, manifest, placement);
-    confine(dest, file.path, placement, manifest);
-    if (dest === manifestPath || isInside(path.join(placement.root, PATCHES_DIR), dest)) throw refused(`refused: "${file.path}" would overwrite the installer's own records; nothing was written`);
+    confine(dest, file.path, placement, manifest, real);
+    if (ownNames.some((own) => isInside(own, dest))) throw refused(`refused: "${file.path}" would overwrite the installer's own records; nothing was written`);
     const bytes = bytesFor(file);
     if (file.merge) {
       config.push(planConfig(plan, file.path, dest, file.merge, bytes.toString('utf8'), previousConfig.get(dest) ?? null, show));
@@ -376,53 +451,72 @@ export function planInstall(bundle: Bundle, options: Options): Plan {
     }
     const hash = sha256(bytes);
     const mode = file.mode;
-    files.push({ path: file.path, dest, sha256: hash, mode });
     const before = previousFiles.get(dest);
+    files.push({ path: file.path, dest, sha256: hash, mode, ...(before?.original ? { original: before.original } : {}) });
     previousFiles.delete(dest);
+    const write: PlannedWrite = { dest, bytes, mode: parseInt(mode, 8), kind: 'file', path: file.path, sha256: hash };
     const current = readIfFile(dest);
     if (current === null) {
-      plan.writes.push({ dest, bytes, mode: parseInt(mode, 8) });
+      plan.writes.push({ ...write, before: null });
       (before ? report.files.updated : report.files.added).push(show(dest));
       continue;
     }
     const currentHash = sha256(current);
     if (currentHash === hash) {
-      if (modeOf(dest) !== parseInt(mode, 8)) plan.writes.push({ dest, bytes, mode: parseInt(mode, 8) });
+      if (!before) conflicts.push(show(dest));
+      else if (modeOf(dest) !== parseInt(mode, 8)) plan.writes.push(write);
       if (before) report.files.unchanged += 1;
-      else conflicts.push(show(dest));
       continue;
     }
     if (!before) conflicts.push(show(dest));
     else if (currentHash !== before.sha256) plan.backups.push({ from: dest, bytes: current, display: show(dest), installed: before.sha256, current: currentHash });
-    plan.writes.push({ dest, bytes, mode: parseInt(mode, 8) });
+    plan.writes.push(write);
     report.files.updated.push(show(dest));
   }
   if (conflicts.length > 0) {
     if (!options.force) {
       throw refused(
-        `refused: ${conflicts.length} file(s) GSD would write already exist and are not from a GSD install here: ${conflicts.slice(0, 5).join(', ')}${conflicts.length > 5 ? ', …' : ''}. Move them away, or pass --force to back them up to ${show(path.join(placement.root, PATCHES_DIR))}/ and replace them; nothing was written`,
+        `refused: ${conflicts.length} file(s) GSD would write already exist and are not from a GSD install here: ${conflicts.slice(0, 5).join(', ')}${conflicts.length > 5 ? ', …' : ''}. Move them away, or pass --force to back them up to ${show(path.join(placement.root, PATCHES_DIR))}/ and replace them (uninstall puts them back); nothing was written`,
         { conflicts },
       );
     }
     for (const dest of conflicts) {
       const full = files.find((file) => show(file.dest) === dest)!;
       const current = readIfFile(full.dest)!;
-      plan.backups.push({ from: full.dest, bytes: current, display: dest, installed: '', current: sha256(current) });
+      const currentHash = sha256(current);
+      plan.backups.push({ from: full.dest, bytes: current, display: dest, installed: '', current: currentHash });
+      // Kept so that uninstall (or a release without this file) puts the user's own file back.
+      full.original = { backup: rootRelative(placement.root, backupPath(plan, full.dest)), sha256: currentHash };
+      if (currentHash === full.sha256 && modeOf(full.dest) === parseInt(full.mode, 8)) continue;
+      if (!plan.writes.some((write) => write.dest === full.dest)) plan.writes.push({ dest: full.dest, bytes: bytesFor(manifest.files.find((file) => file.path === full.path)!), mode: parseInt(full.mode, 8), kind: 'file', path: full.path });
     }
-    report.notes.push(`--force: ${conflicts.length} file(s) that were not from a GSD install were backed up, then replaced`);
+    report.notes.push(`--force: ${conflicts.length} file(s) that were not from a GSD install were backed up, then replaced; uninstall puts them back`);
   }
-  // Files the new bundle no longer has: removed when unmodified, kept (and no longer tracked) when changed.
+  // Files the new bundle no longer has: removed when unmodified (the user's own file put back where --force replaced one), kept (and no longer tracked) when changed.
   for (const before of previousFiles.values()) {
     const current = readIfFile(before.dest);
     if (current === null) continue;
-    if (sha256(current) === before.sha256) {
-      plan.removals.push(before.dest);
-      report.files.removed.push(show(before.dest));
-    } else report.files.kept.push(show(before.dest));
+    if (sha256(current) !== before.sha256) {
+      report.files.kept.push(show(before.dest));
+      continue;
+    }
+    const original = before.original ? originalBytes(placement.root, before.original) : null;
+    if (original) {
+      plan.writes.push({ dest: before.dest, bytes: original, mode: modeOf(before.dest), kind: 'file', path: before.path });
+      report.notes.push(`${show(before.dest)}: your own file (replaced with --force) is put back`);
+    } else {
+      if (before.original) report.notes.push(`${show(before.dest)}: your own file that --force replaced cannot be put back (its backup ${before.original.backup} is gone or changed)`);
+      plan.removals.push({ dest: before.dest, kind: 'file', path: before.path });
+    }
+    report.files.removed.push(show(before.dest));
   }
   for (const before of previousConfig.values()) planConfigRemoval(plan, before, show);
   report.backedUp = plan.backups.map((backup) => backup.display);
   report.backupDir = plan.backups.length > 0 ? plan.backupDir : null;
+  const previousDirs = previous?.dirs ?? [];
+  const created = missingDirs(plan.writes.map((write) => write.dest));
+  const gone = emptiedDirs(previousDirs, new Set(plan.removals.map((removal) => removal.dest)), plan.writes.map((write) => write.dest));
+  plan.prune = gone;
   plan.installed = {
     installManifestVersion: 1,
     target: manifest.target,
@@ -437,7 +531,7 @@ export function planInstall(bundle: Bundle, options: Options): Plan {
     relocation: placement.relocation,
     files,
     config,
-    dirs: previous?.dirs ?? [],
+    dirs: [...new Set([...previousDirs, ...created, ...rootDirs])].filter((dir) => !gone.includes(dir)).sort(),
   };
   return plan;
 }
@@ -464,7 +558,7 @@ function planConfig(plan: Plan, file: string, dest: string, format: MergeFormat,
   const merged = mergeConfig(format, base, gsdText, label);
   plan.report.notes.push(...merged.skipped);
   const created = base === null ? true : (before?.created ?? false);
-  if (merged.text !== current) plan.writes.push({ dest, bytes: Buffer.from(merged.text, 'utf8'), mode: current === null ? 0o644 : modeOf(dest) });
+  if (merged.text !== current) plan.writes.push({ dest, bytes: Buffer.from(merged.text, 'utf8'), mode: current === null ? 0o644 : modeOf(dest), kind: 'config', path: file, format });
   plan.report.config.push({ path: label, action: current === null ? 'created' : merged.text === current ? 'unchanged' : before ? 'updated' : 'merged' });
   return { path: file, dest, format, created, sha256: sha256(merged.text), edits: merged.edits, added: merged.added };
 }
@@ -475,16 +569,18 @@ function planConfigRemoval(plan: Plan, before: InstalledConfig, show: (dest: str
   if (current === null) return;
   const base = withoutPrevious(current, before, label, plan.report.notes);
   if (base === null) {
-    plan.removals.push(before.dest);
+    plan.removals.push({ dest: before.dest, kind: 'config', path: before.path, format: before.format });
     plan.report.config.push({ path: label, action: 'deleted' });
   } else if (base !== current) {
-    plan.writes.push({ dest: before.dest, bytes: Buffer.from(base, 'utf8'), mode: modeOf(before.dest) });
+    plan.writes.push({ dest: before.dest, bytes: Buffer.from(base, 'utf8'), mode: modeOf(before.dest), kind: 'config', path: before.path, format: before.format });
     plan.report.config.push({ path: label, action: 'restored' });
   } else plan.report.config.push({ path: label, action: 'unchanged' });
 }
 
+const isRootChain = (root: string, dir: string) => isInside(dir, root);
+
 /** Uninstall what the record at `root` says was installed. */
-export function planUninstall(root: string, options: Pick<Options, 'now' | 'dryRun' | 'policies'> & { home?: string }): Plan {
+export function planUninstall(root: string, options: Pick<Options, 'now' | 'dryRun' | 'policies'> & { home?: string }, rootDirs: readonly string[] = []): Plan {
   const installed = readInstalled(root);
   if (!installed) throw refused(`no GSD install found at ${root} (no ${INSTALLED_FILE}); nothing was changed`);
   // Every path the record lists is checked against the target's policy before any is touched.
@@ -505,13 +601,38 @@ export function planUninstall(root: string, options: Pick<Options, 'now' | 'dryR
     backupDir: null,
     notes: [],
   };
-  const plan: Plan = { report, backups: [], backupDir: backupDirFor(root, options.now), base: installed.base, writes: [], removals: [], prune: installed.dirs, manifestPath: path.join(root, INSTALLED_FILE), installed: null, previousDirs: installed.dirs };
+  const plan: Plan = {
+    report,
+    backups: [],
+    backupDir: backupDirFor(root, options.now),
+    base: installed.base,
+    root,
+    bundleRoot: installed.bundleRoot,
+    relocation: installed.relocation,
+    writes: [],
+    removals: [],
+    // The root and the folders above it go last, when nothing but the installer's files is left in them (settleRoot).
+    prune: installed.dirs.filter((dir) => !isRootChain(root, dir)),
+    manifestPath: path.join(root, INSTALLED_FILE),
+    installed: null,
+    rootDirs: [...new Set([...rootDirs, ...installed.dirs.filter((dir) => isRootChain(root, dir))])],
+  };
   for (const file of installed.files) {
     const current = readIfFile(file.dest);
-    if (current === null) continue;
+    const original = file.original ? originalBytes(root, file.original) : null;
+    if (current === null) {
+      if (original) plan.writes.push({ dest: file.dest, bytes: original, mode: parseInt(file.mode, 8), kind: 'file', path: file.path });
+      continue;
+    }
     const hash = sha256(current);
     if (hash !== file.sha256) plan.backups.push({ from: file.dest, bytes: current, display: show(file.dest), installed: file.sha256, current: hash });
-    plan.removals.push(file.dest);
+    if (original) {
+      plan.writes.push({ dest: file.dest, bytes: original, mode: modeOf(file.dest), kind: 'file', path: file.path });
+      report.notes.push(`${show(file.dest)}: your own file (replaced with --force) is put back`);
+    } else {
+      if (file.original) report.notes.push(`${show(file.dest)}: your own file that --force replaced cannot be put back (its backup ${file.original.backup} is gone or changed)`);
+      plan.removals.push({ dest: file.dest, kind: 'file', path: file.path });
+    }
     report.files.removed.push(show(file.dest));
   }
   for (const entry of installed.config) planConfigRemoval(plan, entry, show);
@@ -522,14 +643,30 @@ export function planUninstall(root: string, options: Pick<Options, 'now' | 'dryR
 
 // ---------------------------------------------------------------- applying a plan
 
+const newToken = () => `${process.pid.toString(36)}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+
+/**
+ * Applies a plan through the journal: every step is listed (with what was
+ * there before) and written down first, then run, then the journal goes. A
+ * failure part-way rolls the steps back at once; a kill leaves the journal for
+ * the next run to roll back.
+ */
 export function applyPlan(plan: Plan, meta: { now: Date; fromVersion?: string; toVersion?: string }): void {
+  const token = newToken();
+  const steps: Step[] = [];
+  const bytes = new Map<string, Buffer>();
+  const stateOf = (dest: string): StepState | null => {
+    const current = readIfFile(dest);
+    return current === null ? null : { sha256: sha256(current), mode: modeOf(dest) };
+  };
+  const write = (kind: Kind, name: string, dest: string, content: Buffer, mode: number, format?: MergeFormat, known?: StepState | null, hash?: string) => {
+    steps.push({ op: 'write', kind, path: name, ...(format ? { format } : {}), dest, before: known === undefined ? stateOf(dest) : known, after: { sha256: hash ?? sha256(content), mode } });
+    bytes.set(dest, content);
+  };
   if (plan.backups.length > 0) {
-    makeDirs(plan.backupDir);
     for (const backup of plan.backups) {
-      const relative = isInside(plan.base, backup.from) ? path.relative(plan.base, backup.from) : path.join('_root', path.relative(plan.report.root, backup.from));
-      const target = path.join(plan.backupDir, relative);
-      makeDirs(path.dirname(target));
-      fs.writeFileSync(target, backup.bytes, { mode: 0o600 });
+      const target = backupPath(plan, backup.from);
+      write('own', rootRelative(plan.root, target), target, backup.bytes, 0o600);
     }
     const metaFile = {
       reason: plan.report.action,
@@ -540,68 +677,137 @@ export function applyPlan(plan: Plan, meta: { now: Date; fromVersion?: string; t
       ...(meta.toVersion ? { toVersion: meta.toVersion } : {}),
       files: plan.backups.map((backup) => ({ path: backup.display, installedSha256: backup.installed || null, currentSha256: backup.current })),
     };
-    fs.writeFileSync(path.join(plan.backupDir, 'backup-meta.json'), `${JSON.stringify(metaFile, null, 2)}\n`, { mode: 0o600 });
+    const target = path.join(plan.backupDir, 'backup-meta.json');
+    write('own', rootRelative(plan.root, target), target, Buffer.from(`${JSON.stringify(metaFile, null, 2)}\n`, 'utf8'), 0o600);
   }
-  const created: string[] = [];
-  // What each step replaced, so a failure part-way puts every file back as it was.
-  const journal: { file: string; bytes: Buffer | null; mode: number }[] = [];
-  const remember = (file: string) => {
-    const target = realTarget(file);
-    journal.push({ file: target, bytes: fs.existsSync(target) ? fs.readFileSync(target) : null, mode: modeOf(target) });
+  for (const entry of plan.writes) write(entry.kind, entry.path, entry.dest, entry.bytes, entry.mode, entry.format, entry.before, entry.sha256);
+  for (const entry of plan.removals) {
+    const before = stateOf(entry.dest);
+    if (before) steps.push({ op: 'remove', kind: entry.kind, path: entry.path, ...(entry.format ? { format: entry.format } : {}), dest: entry.dest, before, after: null });
+  }
+  if (plan.installed) write('own', INSTALLED_FILE, plan.manifestPath, Buffer.from(`${JSON.stringify(plan.installed, null, 2)}\n`, 'utf8'), 0o600);
+  else {
+    const before = stateOf(plan.manifestPath);
+    if (before) steps.push({ op: 'remove', kind: 'own', path: INSTALLED_FILE, dest: plan.manifestPath, before, after: null });
+  }
+  const journal: Journal = {
+    journalVersion: 1,
+    action: plan.report.action,
+    token,
+    startedAt: meta.now.toISOString(),
+    target: plan.report.target,
+    scope: plan.report.scope,
+    base: plan.base,
+    root: plan.root,
+    bundleRoot: plan.bundleRoot,
+    relocation: plan.relocation,
+    steps,
+    dirs: missingDirs(steps.filter((step) => step.op === 'write').map((step) => step.dest)),
+    prune: plan.prune,
   };
+  writeJournal(plan.root, journal);
   try {
-    for (const write of plan.writes) {
-      created.push(...makeDirs(path.dirname(write.dest)));
-      remember(write.dest);
-      writeAtomic(write.dest, write.bytes, write.mode);
-    }
-    for (const file of plan.removals) {
-      remember(file);
-      fs.rmSync(file, { force: true });
-    }
+    runSteps(plan.root, journal, bytes);
+    for (const dir of [...plan.prune].sort((a, b) => b.length - a.length)) rmdirIfEmpty(dir);
+    // An uninstall notes the folders GSD made for the root before its record goes for good, so the root can go too.
+    if (!plan.installed && plan.rootDirs.length > 0) writeRootDirs(plan.root, plan.rootDirs, token);
+    commitJournal(plan.root);
   } catch (error) {
-    for (const entry of journal.reverse()) {
-      try {
-        if (entry.bytes === null) fs.rmSync(entry.file, { force: true });
-        else writeAtomic(entry.file, entry.bytes, entry.mode);
-      } catch {
-        // best effort: the message below says what failed
-      }
+    if (isCrash(error)) throw error;
+    let how = 'every file it had changed was put back';
+    try {
+      rollBack(plan.root, journal);
+    } catch (rollError) {
+      how = `putting the files back failed too (${(rollError as Error).message}); run it again to finish putting them back`;
     }
-    pruneEmpty(created);
-    throw failed(`${plan.report.action} failed (${(error as Error).message}); every file it had changed was put back${plan.backups.length > 0 ? ` (copies of your edited files are in ${plan.backupDir})` : ''}`);
-  }
-  if (plan.installed) {
-    created.push(...makeDirs(path.dirname(plan.manifestPath)));
-    const dirs = [...new Set([...plan.previousDirs, ...created])].sort();
-    // Folders GSD made that held only files this update removed.
-    pruneEmpty(dirs.filter((dir) => plan.removals.some((file) => isInside(dir, file))));
-    plan.installed.dirs = dirs.filter((dir) => fs.existsSync(dir));
-    writeAtomic(plan.manifestPath, Buffer.from(`${JSON.stringify(plan.installed, null, 2)}\n`, 'utf8'), 0o600);
-  } else {
-    fs.rmSync(plan.manifestPath, { force: true });
-    pruneEmpty(plan.prune);
+    throw failed(`${plan.report.action} failed (${(error as Error).message}); ${how}${plan.backups.length > 0 ? ` (copies of your edited files are in ${plan.backupDir})` : ''}`);
   }
 }
 
-function pruneEmpty(dirs: readonly string[]): void {
-  for (const dir of [...dirs].sort((a, b) => b.length - a.length)) {
+/** Rolls back what an interrupted run left, after checking its journal against the landing policy. */
+function recover(root: string, home: string, policies: readonly LandingPolicy[]): string[] {
+  const journal = readJournal(root);
+  if (!journal) return [];
+  checkJournalLanding(journal, root, home, policies, path.join(root, JOURNAL_DIR, 'journal.json'));
+  return rollBack(root, journal);
+}
+
+/** Under the root's lock: what an interrupted run left is rolled back, `fn` runs, and the root is settled (unless the run is killed). */
+function underLock<T>(root: string, base: string, create: boolean, fn: (rootDirs: string[]) => T): T {
+  return withRootLock(root, base, create, (locked) => {
+    let crashed = false;
     try {
-      fs.rmdirSync(dir);
-    } catch {
-      // not empty (the user's files, or the backups), or already gone
+      return fn(locked.rootDirs);
+    } catch (error) {
+      crashed = isCrash(error);
+      throw error;
+    } finally {
+      if (!crashed) settleRoot(root, readRootDirs(root));
     }
-  }
+  });
+}
+
+/** Read-only checks of what is at the root, before the lock (its first write). */
+function precheck(root: string, home: string, policies: readonly LandingPolicy[]): { record: InstalledManifest | null; journal: Journal | null } {
+  const record = readInstalled(root);
+  if (record) checkRecordLanding(record, root, home, policies, path.join(root, INSTALLED_FILE));
+  const journal = readJournal(root);
+  if (journal) checkJournalLanding(journal, root, home, policies, path.join(root, JOURNAL_DIR, 'journal.json'));
+  return { record, journal };
 }
 
 export function install(bundle: Bundle, options: Options): Report {
-  const plan = planInstall(bundle, options);
-  if (!options.dryRun) applyPlan(plan, { now: options.now, ...(plan.report.previousVersion ? { fromVersion: plan.report.previousVersion } : {}), toVersion: bundle.manifest.version });
-  return plan.report;
+  const placement = placeBundle(bundle, options);
+  const policies = options.policies ?? LANDING_POLICIES;
+  const { journal } = precheck(placement.root, options.home, policies);
+  if (options.dryRun) {
+    const report = planInstall(bundle, options).report;
+    if (journal) report.notes.unshift(`an interrupted ${journal.action} (started ${journal.startedAt}) would be rolled back first; this plan is against the files as they are now`);
+    return report;
+  }
+  return underLock(placement.root, placement.base, true, (rootDirs) => {
+    const notes = recover(placement.root, options.home, policies);
+    const plan = planInstall(bundle, options, rootDirs);
+    plan.report.notes.unshift(...notes);
+    applyPlan(plan, { now: options.now, ...(plan.report.previousVersion ? { fromVersion: plan.report.previousVersion } : {}), toVersion: bundle.manifest.version });
+    return plan.report;
+  });
 }
 
 export function uninstall(root: string, options: Pick<Options, 'now' | 'dryRun' | 'policies'> & { home?: string }): Report {
-  const plan = planUninstall(root, options);
-  if (!options.dryRun) applyPlan(plan, { now: options.now, fromVersion: plan.report.version });
-  return plan.report;
+  const home = options.home ?? os.homedir();
+  const policies = options.policies ?? LANDING_POLICIES;
+  if (!fs.existsSync(root) || !hasInstallState(root)) throw refused(`no GSD install found at ${root} (no ${INSTALLED_FILE}); nothing was changed`);
+  const { record, journal } = precheck(root, home, policies);
+  if (options.dryRun) {
+    if (!record) throw refused(`no GSD install record at ${root}${journal ? `; an interrupted ${journal.action} would be rolled back` : ''}; nothing was changed`);
+    const report = planUninstall(root, options).report;
+    if (journal) report.notes.unshift(`an interrupted ${journal.action} (started ${journal.startedAt}) would be rolled back first; this plan is against the files as they are now`);
+    return report;
+  }
+  const base = record?.base ?? journal?.base ?? path.dirname(root);
+  return underLock(root, base, false, (rootDirs) => {
+    const notes = recover(root, home, policies);
+    if (!readInstalled(root)) {
+      // Nothing was installed before the interrupted run (or only the root's own folders are left): rolling back was all there was to do.
+      return {
+        action: 'uninstall',
+        dryRun: false,
+        target: journal?.target ?? record?.target ?? '',
+        scope: journal?.scope ?? record?.scope ?? 'global',
+        version: record?.version ?? '',
+        root,
+        relocated: null,
+        files: { added: [], updated: [], unchanged: 0, removed: [], kept: [] },
+        config: [],
+        backedUp: [],
+        backupDir: null,
+        notes: notes.length > 0 ? notes : ['an interrupted uninstall had already removed everything; its last folders are taken away now'],
+      } satisfies Report;
+    }
+    const plan = planUninstall(root, options, rootDirs);
+    plan.report.notes.unshift(...notes);
+    applyPlan(plan, { now: options.now, fromVersion: plan.report.version });
+    return plan.report;
+  });
 }

@@ -6,10 +6,15 @@
 // policy does not allow: another root or root-moving variable, a file outside
 // the runtime's declared folders, a merge into a file the target does not
 // share, a mode the policy does not give. Uninstall and update check their
-// install record the same way before they touch a path it lists.
+// install record the same way before they touch a path it lists, and the
+// journal of an interrupted run before rolling it back.
 import path from 'node:path';
 import { refused } from '../core/errors.ts';
-import type { BundleManifest } from './bundle.ts';
+import { unsafePath, type BundleManifest } from './bundle.ts';
+
+/** The installer's own files under the root: its record, and the folder of backups. */
+export const INSTALLED_FILE = 'gsd-install-manifest.json';
+export const PATCHES_DIR = 'gsd-local-patches';
 
 export type MergeFormat = 'json' | 'toml' | 'yaml' | 'markdown';
 export type FileMode = '0644' | '0755';
@@ -123,10 +128,15 @@ export interface RecordPlaces {
   root: string;
   bundleRoot: string;
   relocation: { from: string; to: string } | null;
-  files: { path: string; dest: string }[];
+  files: { path: string; dest: string; original?: { backup: string } }[];
   config: { path: string; dest: string; format: MergeFormat }[];
   dirs: string[];
+  /** The installer's own files it writes or removes (a journal's record and backups): paths under the root. */
+  own?: { path: string; dest: string }[];
 }
+
+/** A path under the root that is the installer's own: its record, or a file in the backups folder. */
+const isOwnPath = (file: unknown) => typeof file === 'string' && !unsafePath(file) && (file === INSTALLED_FILE || file.startsWith(`${PATCHES_DIR}/`));
 
 const inside = (parent: string, child: string) => child === parent || child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep);
 
@@ -159,7 +169,16 @@ export function checkRecordLanding(record: RecordPlaces, root: string, home: str
     const landing = typeof file?.path === 'string' ? landingOf(policy, file.path) : null;
     if (landing?.kind !== 'owned') throw refuse(`file ${JSON.stringify(file?.path)}`, `a file GSD owns in the runtime's folders`, 'a path the target does not give GSD');
     if (file.dest !== destOf(file.path)) throw refuse(`"${file.path}" destination`, destOf(file.path), JSON.stringify(file.dest));
+    if (file.original !== undefined && !(isOwnPath(file.original?.backup) && file.original.backup.startsWith(`${PATCHES_DIR}/`))) {
+      throw refuse(`"${file.path}" backup of the file --force replaced`, `a path in ${PATCHES_DIR}/`, JSON.stringify(file.original?.backup));
+    }
     dests.push(file.dest);
+  }
+  for (const entry of record.own ?? []) {
+    if (!isOwnPath(entry?.path)) throw refuse(`own file ${JSON.stringify(entry?.path)}`, `${INSTALLED_FILE} or a path in ${PATCHES_DIR}/`, 'another path');
+    const expected = path.join(resolvedRoot, ...entry.path.split('/'));
+    if (entry.dest !== expected) throw refuse(`"${entry.path}" destination`, expected, JSON.stringify(entry.dest));
+    dests.push(entry.dest);
   }
   for (const entry of record.config) {
     const landing = typeof entry?.path === 'string' ? landingOf(policy, entry.path) : null;
@@ -172,4 +191,34 @@ export function checkRecordLanding(record: RecordPlaces, root: string, home: str
     if (!ok) throw refuse(`folder ${JSON.stringify(dir)}`, 'a folder GSD created for one of the files it lists', 'a folder that holds none of them');
   }
   return policy;
+}
+
+/** The slice of an install journal that says where things are. */
+export interface JournalPlaces extends Omit<RecordPlaces, 'files' | 'config' | 'own' | 'dirs'> {
+  steps: { kind: 'file' | 'config' | 'own'; path: string; dest: string; format?: MergeFormat }[];
+  dirs: string[];
+  prune: string[];
+}
+
+/**
+ * The journal an interrupted run left, against the same policy as a record:
+ * every step's path (a GSD file, a shared config file in its format, or the
+ * installer's own record and backups) and every folder it would create or
+ * remove, before a rollback touches any of them.
+ */
+export function checkJournalLanding(journal: JournalPlaces, root: string, home: string, policies: readonly LandingPolicy[], label: string): LandingPolicy {
+  const steps = Array.isArray(journal.steps) ? journal.steps : [];
+  return checkRecordLanding(
+    {
+      ...journal,
+      files: steps.filter((step) => step.kind === 'file'),
+      config: steps.filter((step) => step.kind === 'config').map((step) => ({ ...step, format: step.format as MergeFormat })),
+      own: steps.filter((step) => step.kind === 'own'),
+      dirs: [...(journal.dirs ?? []), ...(journal.prune ?? [])],
+    },
+    root,
+    home,
+    policies,
+    label,
+  );
 }

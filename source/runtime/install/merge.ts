@@ -5,11 +5,17 @@
 // recorded entries are removed one by one and the rest is left alone.
 //   json (and jsonc): jsonc-parser's modify, which keeps comments, order and formatting
 //   toml: a marked block at the end, or one line under a table header the user already has
-//   yaml: a marked block at the end, or the yaml Document API for keys the user already has
+//   yaml: a marked block at the end, or lines inserted as text into a mapping or list the
+//         user already has (the user's own text is never re-serialised)
 //   markdown: a marked block at the end
+// Text GSD put inside one of the user's containers is recorded with the
+// container's path, so taking it out looks only there (never at a same-looking
+// line of the user's elsewhere in the file). A file GSD cannot merge safely
+// (duplicate keys, a value of another shape where GSD adds entries, text that
+// does not parse) is refused with its line and column before anything is written.
 import { applyEdits, findNodeAtLocation, modify, parse as parseJsonc, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
-import { parse as parseYaml, parseDocument, isSeq, isMap, stringify as stringifyYaml } from 'yaml';
+import { parse as parseYaml, parseDocument, isSeq, stringify as stringifyYaml, type Document } from 'yaml';
 import { refused } from '../core/errors.ts';
 
 export type MergeFormat = 'json' | 'toml' | 'yaml' | 'markdown';
@@ -27,7 +33,9 @@ export type JsonPath = (string | number)[];
 export type Added =
   | { kind: 'set'; path: JsonPath; value: unknown }
   | { kind: 'append'; path: JsonPath; value: unknown }
-  | { kind: 'text'; text: string };
+  | { kind: 'text'; text: string }
+  /** Text inserted inside the user's container at `path` (a TOML table, a YAML mapping or list). */
+  | { kind: 'within'; path: JsonPath; text: string };
 
 export interface MergeResult {
   text: string;
@@ -101,6 +109,32 @@ function lastIndexOf(list: readonly unknown[], item: unknown): number {
 }
 
 const show = (path: JsonPath) => path.map(String).join('.');
+
+/** 1-based line and column of an offset. */
+export function lineCol(text: string, offset: number): string {
+  const before = text.slice(0, Math.max(0, offset));
+  const line = before.split('\n').length;
+  return `${line}:${offset - (before.lastIndexOf('\n') + 1) + 1}`;
+}
+
+/** What a value is, for "expected …, found …". */
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  if (isPlainObject(value)) return 'an object';
+  if (value === null) return 'null';
+  return `${typeof value === 'string' ? 'a string' : typeof value === 'number' ? 'a number' : typeof value === 'boolean' ? 'a boolean' : typeof value} (${JSON.stringify(value)?.slice(0, 40)})`;
+}
+
+/** Refuses a user value of another shape where GSD must add entries (an object or a list). */
+function checkShape(ours: unknown, theirs: unknown, path: JsonPath, label: string, where: () => string): void {
+  if (theirs === undefined) return;
+  if (isPlainObject(ours) && !isPlainObject(theirs)) {
+    throw refused(`${label}:${where()}: refused: expected ${show(path)} to be an object (GSD adds its entries there), found ${describe(theirs)}; fix it, then install again (nothing was changed)`);
+  }
+  if (Array.isArray(ours) && !Array.isArray(theirs)) {
+    throw refused(`${label}:${where()}: refused: expected ${show(path)} to be a list (GSD adds its entries to it), found ${describe(theirs)}; fix it, then install again (nothing was changed)`);
+  }
+}
 
 /** Whether a config file holds nothing once GSD's entries are out. */
 export function isEmptyConfig(format: MergeFormat, text: string): boolean {
@@ -236,10 +270,35 @@ function parseJsonText(text: string, label: string): unknown {
   const value = parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length > 0) {
     const first = errors[0]!;
-    const line = text.slice(0, first.offset).split('\n').length;
-    throw refused(`${label}:${line}: not valid JSON (${printParseErrorCode(first.error)}); fix it, then install again (nothing was changed)`);
+    throw refused(`${label}:${lineCol(text, first.offset)}: not valid JSON (${printParseErrorCode(first.error)}); fix it, then install again (nothing was changed)`);
+  }
+  const duplicate = duplicateKey(parseTree(text, [], { allowTrailingComma: true, disallowComments: false }));
+  if (duplicate) {
+    throw refused(
+      `${label}:${lineCol(text, duplicate.at)}: refused: expected each key once in an object, found "${duplicate.key}" again (first at ${lineCol(text, duplicate.first)}); which one the runtime uses is not defined, so GSD cannot merge safely. Remove one, then install again (nothing was changed)`,
+    );
   }
   return value;
+}
+
+/** The first key written twice in one object, with both places. */
+function duplicateKey(node: Node | undefined): { key: string; at: number; first: number } | null {
+  if (!node) return null;
+  if (node.type === 'object') {
+    const seen = new Map<string, number>();
+    for (const property of node.children ?? []) {
+      const keyNode = property.children?.[0];
+      if (!keyNode || typeof keyNode.value !== 'string') continue;
+      const first = seen.get(keyNode.value);
+      if (first !== undefined) return { key: keyNode.value, at: keyNode.offset, first };
+      seen.set(keyNode.value, keyNode.offset);
+    }
+  }
+  for (const child of node.children ?? []) {
+    const found = duplicateKey(child);
+    if (found) return found;
+  }
+  return null;
 }
 
 export function mergeJson(userText: string | null, gsdText: string, label: string): MergeResult {
@@ -254,7 +313,9 @@ export function mergeJson(userText: string | null, gsdText: string, label: strin
   const style = jsonStyle(userText);
   const added: Added[] = [];
   const skipped: string[] = [];
+  const tree = parseTree(userText, [], { allowTrailingComma: true, disallowComments: false })!;
   const walk = (path: JsonPath, ours: unknown, theirs: unknown) => {
+    checkShape(ours, theirs, path, label, () => lineCol(userText, findNodeAtLocation(tree, path)?.offset ?? 0));
     if (theirs === undefined) {
       editor.set(insertJson(editor.text, path, ours, style));
       added.push({ kind: 'set', path, value: ours });
@@ -349,6 +410,12 @@ function unmergeText(text: string, format: MergeFormat, added: readonly Added[],
   const left: string[] = [];
   const [begin, end] = markers(format);
   for (const entry of [...added].reverse()) {
+    if (entry.kind === 'within') {
+      const out = format === 'toml' ? removeInTable(current, entry.path, entry.text) : format === 'yaml' ? removeInYaml(current, entry.path, entry.text) : null;
+      if (out === null) left.push(`${label}: a line GSD added under ${show(entry.path)} was changed or moved; left as it is: ${entry.text.trim()}`);
+      else current = out;
+      continue;
+    }
     if (entry.kind !== 'text') continue;
     const at = current.lastIndexOf(entry.text);
     if (at >= 0) {
@@ -370,14 +437,48 @@ function unmergeText(text: string, format: MergeFormat, added: readonly Added[],
   return { text: current, left };
 }
 
+/** Index of `needle` in text[from, to) starting at a line start (or at `from`), or -1. */
+function indexAtLineStart(text: string, needle: string, from: number, to: number): number {
+  for (let at = text.indexOf(needle, from); at >= 0 && at + needle.length <= to; at = text.indexOf(needle, at + 1)) {
+    if (at === from || text[at - 1] === '\n' || needle.startsWith('\n')) return at;
+  }
+  return -1;
+}
+
+/** The text of one TOML table written as a `[table]` header: from just after the header line to the next header. */
+function tableSection(text: string, table: string): { start: number; end: number } | null {
+  const header = new RegExp(`^[ \\t]*\\[[ \\t]*(?:${escapeRegExp(table)}|"${escapeRegExp(table)}")[ \\t]*\\][ \\t]*(?:#.*)?(?:\\r?\\n|$)`, 'm').exec(text);
+  if (!header) return null;
+  const start = header.index + header[0].length;
+  const next = /^[ \t]*\[/m.exec(text.slice(start));
+  return { start, end: next ? start + next.index : text.length };
+}
+
+/** Removes a line GSD put under `[table]`, looking in that table only. */
+function removeInTable(text: string, path: JsonPath, line: string): string | null {
+  const section = tableSection(text, String(path[0]));
+  if (!section) return null;
+  const at = indexAtLineStart(text, line, section.start, section.end);
+  return at < 0 ? null : text.slice(0, at) + text.slice(at + line.length);
+}
+
 // ---------------------------------------------------------------- toml
 
 function parseTomlText(text: string, label: string): Record<string, unknown> {
   try {
     return parseToml(text) as Record<string, unknown>;
   } catch (error) {
-    throw refused(`${label}: not valid TOML (${(error as Error).message.split('\n')[0]}); fix it, then install again (nothing was changed)`);
+    const where = error as { line?: number; column?: number; message: string };
+    const place = typeof where.line === 'number' ? `:${where.line}:${where.column ?? 1}` : '';
+    throw refused(`${label}${place}: not valid TOML (${where.message.split('\n')[0]}); fix it, then install again (nothing was changed)`);
   }
+}
+
+/** The refusal for a TOML key of another shape than GSD adds to, at the key's line when it can be found. */
+function tomlShape(text: string, key: string, label: string, expected: string, found: unknown) {
+  const match = new RegExp(`^[ \\t]*(?:\\[{1,2}[ \\t]*)?"?${escapeRegExp(key)}"?[ \\t]*(?:=|\\])`, 'm').exec(text);
+  const place = match ? `:${lineCol(text, match.index + match[0].length - match[0].trimStart().length)}` : '';
+  return refused(`${label}${place}: refused: expected ${key} to be ${expected}, found ${describe(found)}; fix it, then install again (nothing was changed)`);
 }
 
 const isTableArray = (value: unknown) => Array.isArray(value) && value.length > 0 && value.every(isPlainObject);
@@ -395,14 +496,14 @@ export function mergeToml(userText: string | null, gsdText: string, label: strin
   for (const [key, ours] of Object.entries(gsd)) {
     const theirs = user[key];
     if (isTableArray(ours)) {
-      if (theirs !== undefined && !isTableArray(theirs)) skipped.push(`${label}: ${key} is not a list of tables in your file; GSD's [[${key}]] entries are not added`);
+      if (theirs !== undefined && !isTableArray(theirs)) throw tomlShape(base, key, label, `a list of tables ([[${key}]]) GSD adds its entries to`, theirs);
       else {
         const fresh = (ours as unknown[]).filter((item) => !(theirs as unknown[] | undefined)?.some((existing) => deepEqual(existing, item)));
         if (fresh.length > 0) block[key] = fresh;
       }
     } else if (isPlainObject(ours)) {
       if (theirs === undefined) block[key] = ours;
-      else if (!isPlainObject(theirs)) skipped.push(`${label}: ${key} is not a table in your file; GSD's [${key}] is not added`);
+      else if (!isPlainObject(theirs)) throw tomlShape(base, key, label, `a table ([${key}]) GSD adds its entries to`, theirs);
       else {
         for (const [inner, value] of Object.entries(ours)) {
           if (theirs[inner] === undefined && !isPlainObject(value)) lines.push({ table: key, line: stringifyToml({ [inner]: value }).trim() });
@@ -414,16 +515,16 @@ export function mergeToml(userText: string | null, gsdText: string, label: strin
     } else if (!deepEqual(theirs, ours)) skipped.push(`${label}: ${key} is already set to a value of yours; GSD's is not applied`);
   }
   for (const { table, line } of lines) {
-    const header = new RegExp(`^[ \\t]*\\[[ \\t]*(?:${escapeRegExp(table)}|"${escapeRegExp(table)}")[ \\t]*\\][ \\t]*(?:#.*)?(?:\\r?\\n|$)`, 'm').exec(editor.text);
-    if (!header) {
+    const section = tableSection(editor.text, table);
+    if (!section) {
       skipped.push(`${label}: your [${table}] table is not written as a [${table}] header, so GSD did not add \`${line}\`; add it yourself`);
       continue;
     }
-    const at = header.index + header[0].length;
-    const newline = header[0].endsWith('\n') ? '' : '\n';
+    const at = section.start;
+    const newline = at > 0 && editor.text[at - 1] !== '\n' ? '\n' : '';
     const text = `${newline}${line}\n`;
     editor.set(editor.text.slice(0, at) + text + editor.text.slice(at));
-    added.push({ kind: 'text', text });
+    added.push({ kind: 'within', path: [table], text });
   }
   if (Object.keys(block).length > 0) appendBlock(editor, 'toml', stringifyToml(block), added);
   let merged: Record<string, unknown>;
@@ -438,54 +539,130 @@ export function mergeToml(userText: string | null, gsdText: string, label: strin
 
 // ---------------------------------------------------------------- yaml
 
+function parseYamlText(text: string, label: string): Document {
+  const document = parseDocument(text);
+  const error = document.errors[0];
+  if (error) {
+    const place = error.linePos?.[0];
+    throw refused(`${label}${place ? `:${place.line}:${place.col}` : ''}: not valid YAML (${error.message.split('\n')[0]}); fix it, then install again (nothing was changed)`);
+  }
+  return document;
+}
+
+type Range = [number, number, number];
+const rangeOf = (node: unknown): Range | null => ((node as { range?: Range | null } | null)?.range ?? null);
+
+/** Column of `offset` as spaces: the indentation of a new entry written in line with the one at `offset`. */
+function columnAt(text: string, offset: number): string {
+  return ' '.repeat(offset - lineStartOf(text, offset));
+}
+
+const indentLines = (body: string, indent: string) =>
+  body
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((line) => (line === '' ? line : indent + line))
+    .join('\n') + '\n';
+
+/** A key GSD writes inside a flow collection: plain when it reads back the same, else quoted. */
+const flowKey = (key: string) => (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? key : JSON.stringify(key));
+
+/**
+ * The text that adds one entry (`key: value` in a mapping, `value` in a list)
+ * to the user's collection `node`, and where it goes. Only GSD's entry is
+ * serialised; the user's lines are not touched. Block collections get whole
+ * lines at the indentation of their first entry, after their last; flow
+ * collections (`{…}`, `[…]`) get the entry before the closing bracket.
+ */
+function yamlInsertion(text: string, node: unknown, key: string | null, value: unknown, label: string, path: JsonPath): { at: number; text: string } {
+  const range = rangeOf(node);
+  const collection = node as { flow?: boolean; items: { key?: unknown; value?: unknown }[] };
+  if (!range) throw refused(`${label}: refused: GSD cannot find where ${show(path)} is written; nothing was changed`);
+  if (collection.flow) {
+    const close = range[1] - 1;
+    if (text[close] !== (key === null ? ']' : '}')) throw refused(`${label}:${lineCol(text, range[0])}: refused: expected ${show(path)} to end with ${key === null ? ']' : '}'}, found ${JSON.stringify(text[close])}; nothing was changed`);
+    const entry = key === null ? JSON.stringify(value) : `${flowKey(key)}: ${JSON.stringify(value)}`;
+    const empty = collection.items.length === 0;
+    return { at: close, text: empty ? entry : `, ${entry}` };
+  }
+  const first = collection.items[0];
+  const firstAt = key === null ? range[0] : (rangeOf(first?.key)?.[0] ?? range[0]);
+  const indent = columnAt(text, firstAt);
+  const body = key === null ? stringifyYaml([value], { lineWidth: 0 }) : stringifyYaml({ [key]: value }, { lineWidth: 0 });
+  const at = range[1];
+  const newline = at > 0 && text[at - 1] !== '\n' ? '\n' : '';
+  return { at, text: newline + indentLines(body, indent) };
+}
+
 export function mergeYaml(userText: string | null, gsdText: string, label: string): MergeResult {
   const gsd = parseYaml(gsdText) as Record<string, unknown>;
   const base = userText ?? '';
-  const document = parseDocument(base);
-  if (document.errors.length > 0) throw refused(`${label}: not valid YAML (${document.errors[0]!.message.split('\n')[0]}); fix it, then install again (nothing was changed)`);
-  const user = (document.toJS() ?? {}) as unknown;
-  if (!isPlainObject(user)) throw refused(`${label}: expected a mapping at the top, found something else; nothing was changed`);
+  const user = (parseYamlText(base, label).toJS() ?? {}) as unknown;
+  if (!isPlainObject(user)) throw refused(`${label}:1:1: refused: expected a mapping at the top of the file, found ${describe(user)}; nothing was changed`);
   const editor = new Editor(base);
   const added: Added[] = [];
   const skipped: string[] = [];
   const block: Record<string, unknown> = {};
-  let edited = false;
-  for (const [key, ours] of Object.entries(gsd)) {
-    const theirs = user[key];
+  const where = (path: JsonPath) => () => {
+    const node = parseDocument(editor.text).getIn(path, true);
+    return lineCol(editor.text, rangeOf(node)?.[0] ?? 0);
+  };
+  const expected: { path: JsonPath; value: unknown; item: boolean }[] = [];
+  const insert = (container: JsonPath, key: string | null, value: unknown) => {
+    expected.push({ path: key === null ? container : [...container, key], value, item: key === null });
+    const document = parseDocument(editor.text);
+    const node = container.length === 0 ? document.contents : document.getIn(container, true);
+    const insertion = yamlInsertion(editor.text, node, key, value, label, container);
+    editor.set(editor.text.slice(0, insertion.at) + insertion.text + editor.text.slice(insertion.at));
+    added.push({ kind: 'within', path: container, text: insertion.text });
+  };
+  const walk = (path: JsonPath, ours: unknown, theirs: unknown) => {
+    checkShape(ours, theirs, path, label, where(path));
     if (theirs === undefined) {
-      block[key] = ours;
-      continue;
-    }
-    if (!isPlainObject(ours) || !isPlainObject(theirs) || !isMap(document.get(key, true))) {
-      if (!deepEqual(ours, theirs)) skipped.push(`${label}: ${key} is already set to a value of yours; GSD's is not applied`);
-      continue;
-    }
-    for (const [inner, value] of Object.entries(ours)) {
-      const existing = theirs[inner];
-      if (existing === undefined) {
-        document.setIn([key, inner], document.createNode(value));
-        added.push({ kind: 'set', path: [key, inner], value });
-        edited = true;
-      } else if (Array.isArray(value) && Array.isArray(existing) && isSeq(document.getIn([key, inner], true))) {
-        for (const item of value) {
-          if (existing.some((entry) => deepEqual(entry, item))) continue;
-          document.addIn([key, inner], document.createNode(item));
-          added.push({ kind: 'append', path: [key, inner], value: item });
-          edited = true;
-        }
-      } else if (!deepEqual(existing, value)) skipped.push(`${label}: ${key}.${inner} is already set to a value of yours; GSD's is not applied`);
-    }
+      if (path.length === 1) block[path[0] as string] = ours;
+      else insert(path.slice(0, -1), String(path[path.length - 1]), ours);
+    } else if (isPlainObject(ours) && isPlainObject(theirs)) {
+      for (const [key, value] of Object.entries(ours)) walk([...path, key], value, theirs[key]);
+    } else if (Array.isArray(ours) && Array.isArray(theirs)) {
+      for (const item of ours) if (!theirs.some((existing) => deepEqual(existing, item))) insert(path, null, item);
+    } else if (!deepEqual(ours, theirs)) skipped.push(`${label}: ${show(path)} is already set to a value of yours; GSD's is not applied`);
+  };
+  for (const [key, value] of Object.entries(gsd)) walk([key], value, user[key]);
+  if (Object.keys(block).length > 0) {
+    const top = parseDocument(editor.text).contents as { flow?: boolean } | null;
+    if (top?.flow) throw refused(`${label}:1:1: refused: expected a block mapping at the top of the file (GSD adds its block after it), found a flow mapping ({…}); nothing was changed`);
+    appendBlock(editor, 'yaml', stringifyYaml(block, { lineWidth: 0 }), added);
   }
-  if (edited) editor.set(document.toString({ lineWidth: 0 }));
-  if (Object.keys(block).length > 0) appendBlock(editor, 'yaml', stringifyYaml(block, { lineWidth: 0 }), added);
   const merged = parseDocument(editor.text);
-  if (merged.errors.length > 0 || !keepsUser(user, merged.toJS())) throw refused(`${label}: GSD's entries cannot be added without changing yours; nothing was changed`);
+  const result = merged.errors.length > 0 ? undefined : (merged.toJS() as unknown);
+  const holds = ({ path, value, item }: (typeof expected)[number]) => {
+    const found = valueAt(result, path);
+    return item ? Array.isArray(found) && found.some((entry) => deepEqual(entry, value)) : deepEqual(found, value);
+  };
+  if (result === undefined || !keepsUser(user, result) || !expected.every(holds) || !Object.entries(block).every(([key, value]) => deepEqual(valueAt(result, [key]), value))) {
+    throw refused(`${label}: refused: GSD's entries cannot be added as text without changing yours (the file's layout is one GSD cannot extend safely); nothing was changed`);
+  }
   return { text: editor.text, edits: editor.edits, added, skipped };
+}
+
+/** Removes text GSD inserted into the collection at `path`, looking inside that collection only. */
+function removeInYaml(text: string, path: JsonPath, inserted: string): string | null {
+  const document = parseDocument(text);
+  if (document.errors.length > 0) return null;
+  const range = rangeOf(path.length === 0 ? document.contents : document.getIn(path, true));
+  if (!range) return null;
+  const from = lineStartOf(text, range[0]);
+  const to = Math.max(range[1], range[2]);
+  const at = inserted.endsWith('\n') ? indexAtLineStart(text, inserted, from, to) : text.slice(from, to).indexOf(inserted);
+  if (at < 0) return null;
+  const start = inserted.endsWith('\n') ? at : from + at;
+  return text.slice(0, start) + text.slice(start + inserted.length);
 }
 
 function unmergeYaml(text: string, added: readonly Added[], label: string): { text: string; left: string[] } {
   const first = unmergeText(text, 'yaml', added, label);
-  const structured = added.filter((entry) => entry.kind !== 'text');
+  // Records written by earlier installers name entries set through the yaml Document API.
+  const structured = added.filter((entry) => entry.kind === 'set' || entry.kind === 'append');
   if (structured.length === 0) return first;
   const document = parseDocument(first.text);
   const left = [...first.left];
@@ -495,6 +672,7 @@ function unmergeYaml(text: string, added: readonly Added[], label: string): { te
       else left.push(`${label}: ${show(entry.path)} was changed after GSD set it; left as it is`);
       continue;
     }
+    if (entry.kind !== 'append') continue;
     const list = document.getIn(entry.path, true);
     const items = isSeq(list) ? (list.toJSON() as unknown[]) : [];
     const index = lastIndexOf(items, entry.value);

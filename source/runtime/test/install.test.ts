@@ -298,7 +298,7 @@ s('should merge into JSON and TOML as small edits that undo exactly', () => {
   const toml = mergeToml('# mine\n[agents]\nmax_threads = 4\n', '[agents]\nmax_depth = 1\n\n[[hooks]]\nevent = "Stop"\n', 'c.toml');
   assert.is(toml.text, '# mine\n[agents]\nmax_depth = 1\nmax_threads = 4\n\n# GSD:BEGIN managed by gsd-tools install; gsd-tools uninstall removes this block\n[[hooks]]\nevent = "Stop"\n# GSD:END\n');
   assert.is(undoEdits(toml.text, toml.edits), '# mine\n[agents]\nmax_threads = 4\n');
-  assert.throws(() => mergeJson('{ "a": ', '{}', 'bad.json'), /bad\.json:1: not valid JSON/);
+  assert.throws(() => mergeJson('{ "a": ', '{}', 'bad.json'), /bad\.json:1:8: not valid JSON/);
 });
 
 s('should take GSD entries out of config the user changed after the install, keeping the change', () => {
