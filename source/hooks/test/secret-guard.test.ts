@@ -63,6 +63,11 @@ s(`should refuse every one of the ${SECRET_READS.length} secret reads and none o
     const r = await refusal(c, root);
     if (r !== null) falseBlocks.push(`${c.shell ?? c.tool}: ${c.label}: ${JSON.stringify(c.input)} -> ${r}`);
   }
+  // Informational: a Windows runtime that does not name its shell gets both readings, and some Bash reads oddly as PowerShell.
+  let bothRefused = 0;
+  const shellCases = LEGITIMATE.filter((c) => c.tool === 'Bash');
+  for (const c of shellCases) if ((await checkCommand(String(c.input.command), 'both', { cwd: root })).length > 0) bothRefused++;
+  console.log(`secret guard corpus, both grammars at once: ${shellCases.length} legitimate shell commands, ${bothRefused} refused`);
   console.log(
     `secret guard corpus: ${SECRET_READS.length} secret reads tried, ${SECRET_READS.length - missed.length} caught, ${missed.length} missed` +
       ` (${SECRET_READS.filter((c) => c.shell === 'bash').length} Bash, ${SECRET_READS.filter((c) => c.shell === 'powershell').length} PowerShell, ${SECRET_READS.filter((c) => c.tool !== 'Bash').length} Read/Grep);` +

@@ -367,9 +367,12 @@ function assignment(ctx: Ctx, node: Node): void {
 }
 
 function declaration(ctx: Ctx, node: Node): void {
+  // declare -n: a name that stands for another variable, whatever it holds later.
+  const nameref = node.namedChildren.some((c) => c?.type === 'word' && c.text.startsWith('-') && c.text.includes('n'));
   for (const c of node.namedChildren) {
     if (!c) continue;
-    if (c.type === 'variable_assignment') assignment(ctx, c);
+    if (c.type === 'variable_assignment' && nameref) addVar(ctx, c.childForFieldName('name')?.text ?? '', [[ANY]]);
+    else if (c.type === 'variable_assignment') assignment(ctx, c);
     else if (c.type === 'word' && /^-/.test(c.text) && /[fF]/.test(c.text)) continue;
     else walkStatements(ctx, c);
   }
@@ -387,18 +390,31 @@ function pipeline(ctx: Ctx, node: Node): void {
 function redirected(ctx: Ctx, node: Node, stdin?: Stdin): void {
   const body = node.childForFieldName('body');
   let input = stdin;
-  for (const r of node.childrenForFieldName('redirect')) input = redirect(ctx, r) ?? input;
-  if (body) {
-    if (body.type === 'command') command(ctx, body, [], input);
-    else walkStatements(ctx, body, input);
+  const extra: Node[] = [];
+  for (const r of node.childrenForFieldName('redirect')) {
+    input = redirect(ctx, r) ?? input;
+    extra.push(...extraWords(r));
   }
+  if (body) {
+    if (body.type === 'command') command(ctx, body, extra, input);
+    else {
+      walkStatements(ctx, body, input);
+      for (const w of extra) for (const v of wordValues(ctx, w)) checkRead(ctx, v, 'a command is given');
+    }
+  }
+}
+
+/** `cat </dev/null .env`: the grammar hangs the words after a redirection's target on the redirection; they are the command's. */
+function extraWords(r: Node): Node[] {
+  if (r.type !== 'file_redirect') return [];
+  return r.childrenForFieldName('destination').slice(1);
 }
 
 /** Check one redirection; what it gives the command as standard input, if anything. */
 function redirect(ctx: Ctx, r: Node): Stdin | undefined {
   if (r.type === 'file_redirect') {
     const op = r.children.find((c) => c && !c.isNamed)?.text ?? '';
-    const dest = r.childForFieldName('destination') ?? r.namedChildren[r.namedChildren.length - 1];
+    const dest = r.childForFieldName('destination') ?? r.namedChildren.find((c) => c?.type !== 'file_descriptor');
     if (!dest) return undefined;
     const values = wordValues(ctx, dest);
     const reads = op.startsWith('<') && op !== '<<<';
@@ -428,15 +444,19 @@ function checkReadSafe(ctx: Ctx, v: Pattern, what: string): void {
   checkRead(ctx, v, what);
 }
 
-function command(ctx: Ctx, node: Node, _extra: Pattern[][], stdin?: Stdin): void {
+function command(ctx: Ctx, node: Node, extra: Node[], stdin?: Stdin): void {
   let input = stdin;
-  for (const c of node.childrenForFieldName('redirect')) input = redirect(ctx, c) ?? input;
+  const more = [...extra];
+  for (const c of node.childrenForFieldName('redirect')) {
+    input = redirect(ctx, c) ?? input;
+    more.push(...extraWords(c));
+  }
   for (const c of node.namedChildren) if (c?.type === 'variable_assignment') assignment(ctx, c);
   const nameNode = node.childForFieldName('name');
   if (!nameNode) return;
   const nameWord = nameNode.namedChildren[0] ?? nameNode;
   const names = wordValues(ctx, nameWord);
-  const args = node.childrenForFieldName('argument').map((a) => ({ node: a, values: wordValues(ctx, a) }));
+  const args = [...node.childrenForFieldName('argument'), ...more].map((a) => ({ node: a, values: wordValues(ctx, a) }));
   judgeCommand(ctx, { names, args: args.map((a) => a.values), text: node.text }, input);
 }
 

@@ -14,7 +14,7 @@ export interface Options {
 
 const MAX_COMMAND = 256 * 1024;
 
-function context(shell: Shell, opts: Options): Ctx {
+function context(shell: Shell, opts: Options, both = false): Ctx {
   const ctx: Ctx = {
     shell,
     patterns: opts.patterns ?? defaultPatterns(),
@@ -25,6 +25,7 @@ function context(shell: Shell, opts: Options): Ctx {
     depth: 0,
     ifs: false,
     dotglob: false,
+    both,
     nested: (sh, code, parent) => run(sh, code, { ...parent, shell: sh, depth: parent.depth + 1, vars: new Map(parent.vars) }, parent),
   };
   return ctx;
@@ -57,7 +58,7 @@ export async function checkCommand(command: string, shell: Shell | 'both', opts:
   const shells: Shell[] = shell === 'both' ? ['bash', 'powershell'] : [shell];
   const out: string[] = [];
   for (const sh of shells) {
-    const ctx = context(sh, opts);
+    const ctx = context(sh, opts, shell === 'both');
     run(sh, command, ctx);
     for (const r of ctx.refusals) out.push(shell === 'both' ? `${r} (read as ${sh === 'bash' ? 'Bash' : 'PowerShell'})` : r);
   }

@@ -39,6 +39,9 @@ export const SAFE: Record<string, string> = {
   umask: 'sets the mask', ulimit: 'sets limits', jobs: 'lists jobs', clear: 'clears the screen', shopt: 'sets shell options', setopt: 'sets shell options', set: 'sets shell options',
 };
 
+/** PowerShell's approved verbs most used in cmdlet names (Get-Content, Test-Path...). */
+const PS_VERBS = new Set(['get', 'set', 'test', 'new', 'remove', 'add', 'clear', 'copy', 'move', 'rename', 'write', 'out', 'select', 'import', 'export', 'convertfrom', 'convertto', 'invoke', 'start', 'stop', 'push', 'pop', 'resolve', 'split', 'join', 'measure', 'sort', 'format', 'where', 'foreach', 'compress', 'expand']);
+
 const WRAPPERS: Record<string, { values: string[]; flags?: boolean }> = {
   sudo: { values: ['-u', '-g', '-C', '-D', '-h', '-p', '-r', '-t', '-U', '-T', '--user', '--group', '--chdir'] },
   doas: { values: ['-u', '-C'] },
@@ -131,6 +134,8 @@ function judgeNamed(ctx: Ctx, raw: string, args: Pattern[][], cmd: Cmd, stdin?: 
   if (raw.includes('/') || raw.includes('\\')) checkRead(ctx, literal(raw), 'runs');
   const name = baseName(raw);
   const words = args.map(firstText);
+  // Read as Bash, a PowerShell cmdlet name is a command that is not found: the PowerShell reading judges it.
+  if (ctx.both && ctx.shell === 'bash' && PS_VERBS.has(name.split('-')[0] ?? '') && /^[a-z]+-[a-z]+$/.test(name)) return;
 
   if (name === 'shopt' || name === 'setopt' || name === 'set') {
     if (words.some((w) => w && /dotglob|globdots|glob_dots/i.test(w))) ctx.dotglob = true;
@@ -682,7 +687,7 @@ function archiver(ctx: Ctx, name: string, args: Pattern[][]): void {
       if (w.includes('f')) i++;
       continue;
     }
-    if (w !== null && w !== undefined && w.startsWith('-')) {
+    if (w !== null && w !== undefined && w.startsWith('-') && w !== '-') {
       if (/^-[a-zA-Z]*[cru]/.test(w) && !w.startsWith('--') && name !== 'zip') creating = true;
       if (w === '--create' || w === '--append' || w === '--update') creating = true;
       if (w.startsWith('--exclude=')) excludes.push(...expandBraces(w.slice(10)).map(globAtomsDot));

@@ -21,6 +21,8 @@ export interface Ctx {
   ifs: boolean;
   /** dotglob/globdots seen: `*` matches a leading dot. */
   dotglob: boolean;
+  /** The command is checked under both grammars (a Windows runtime that does not name its shell). */
+  both?: boolean;
   /** Recursive parse of nested code (bash -c, eval, pwsh -Command); set by the caller. */
   nested(shell: Shell, code: string, ctx: Ctx): void;
 }
@@ -191,6 +193,11 @@ export function checkTree(ctx: Ctx, word: Pattern, what: string, rules: TreeRule
   if (!isLiteral(word)) return false;
   const text = textOf(word);
   if (text.includes('\u0000')) return false;
+  const dir = ctx.patterns.dirMatch(text);
+  if (dir) {
+    refuse(ctx, `${what} ${text}, a folder of secret files (${dir})`);
+    return true;
+  }
   const root = realPath(text, ctx.cwd) ?? absolute(text, ctx.cwd);
   if (!isDir(root)) return false;
   const found = walk(root, (rel, abs) => {

@@ -94,7 +94,7 @@ export function walk(root: string, pick: (rel: string, abs: string) => boolean, 
       continue;
     }
     for (const e of entries) {
-      if (++seen > MAX_WALK) break;
+      if (++seen > MAX_WALK || found.length >= limit) break;
       const childRel = rel ? `${rel}/${e.name}` : e.name;
       const abs = path.join(root, childRel);
       if (e.isDirectory()) {

@@ -335,6 +335,22 @@ export class SecretPatterns {
     this.exempt = compileAll(DEFAULTS.exempt.map((e) => e.pattern));
   }
 
+  /** Folders whose files are secret by name (`.ssh` of `.ssh/*`, `.aws` of `.aws/credentials`): the pattern when `p` names one. */
+  dirMatch(p: string): string | null {
+    const norm = normalizePath(p);
+    if (norm === '') return null;
+    const w = literal(norm);
+    for (const s of this.secrets) {
+      const cut = s.glob.lastIndexOf('/');
+      if (cut <= 0) continue;
+      this.dirs.set(s.glob, this.dirs.get(s.glob) ?? compile(s.glob.slice(0, cut), 'anchored'));
+      if (meets(w, this.dirs.get(s.glob)!)) return s.glob;
+    }
+    return null;
+  }
+
+  private readonly dirs = new Map<string, Nfa>();
+
   /** The secret pattern a plain path matches (after the exemptions), or null. */
   pathMatch(p: string): string | null {
     const norm = normalizePath(p);
