@@ -691,6 +691,9 @@ class Scanner {
   private sqOpen = false;
   private proseQuote = false;
   private quoteClose = 0;
+  /** Token range of the last short quotation in prose that closed. */
+  private quotedFrom = -1;
+  private quotedTo = -2;
   private prevCp = 0x0a;
   /** The last character before the current run of spaces. */
   private lastSolid = 0x0a;
@@ -804,7 +807,8 @@ class Scanner {
           start = this.st[s]!;
           f = this.fl[s]!;
         }
-        const ff = (f & 1) | (flags & 1) | (enc & 1) | (f & 2 && flags & 2 ? 2 : 0);
+        // bits: 1 a look-alike form, 2 every token quoted, 4 some token quoted
+        const ff = (f & 1) | (flags & 1) | (enc & 1) | (f & 2 && flags & 2 ? 2 : 0) | (f & 4) | ((flags & 2) << 1);
         const targets = targetLists[j]!;
         for (let t = 0; t < targets.length; t++) this.enter(targets[t]!, start, ff);
       }
@@ -835,9 +839,12 @@ class Scanner {
       if (from < 0 || end - from >= RING) continue;
       if (seq.every((set, j) => set.has(this.ring[(from + j) % RING]!))) return;
     }
+    // a phrase that begins inside a short quotation and runs past its end ("forget your rules") and …)
+    if (start >= this.quotedFrom && start <= this.quotedTo && end > this.quotedTo) return;
     const text = this.matchText(start, end);
-    if (f & 2 && this.quoteOpen && this.proseQuote && start >= this.quoteStart) {
-      // Inside a quotation in prose: a mention if the quotation is short.
+    if (((f & 2 && start >= this.quoteStart) || (f & 4 && this.quoteStart - start <= 1)) && this.quoteOpen && this.proseQuote) {
+      // Inside a quotation in prose, or running into one a word in (override ("ignore previous instructions")):
+      // a mention if the quotation is short.
       if (this.pending.length < 64) this.pending.push({ rule, match: text, tokens: end - start + 1 });
       return;
     }
@@ -855,6 +862,10 @@ class Scanner {
     if (!this.quoteOpen) return;
     this.settleLiterals(closed);
     const span = this.tokenIndex - this.quoteStart + 1;
+    if (closed && this.proseQuote && span <= QUOTATION_TOKENS) {
+      this.quotedFrom = this.quoteStart;
+      this.quotedTo = this.tokenIndex;
+    }
     for (const p of this.pending) if (!closed || span > QUOTATION_TOKENS) this.report(p.rule, p.match);
     this.pending = [];
     this.quoteOpen = false;
@@ -960,8 +971,8 @@ class Scanner {
     const isTag = c0 === 0x3c || c0 === 0x5b;
     if (isTag || r.literalEnd === 'word-end') {
       // A token written as a code string mentions it: '<|im_start|>', `<system>`, a token right after
-      // such a mention, one after an escape (\n) or a template placeholder ({role}<|im_end|>).
-      const mention = before === 0x22 || before === 0x27 || before === 0x60 || (before2 === 0x5c && before >= 0x61 && before <= 0x7a) || startPos === this.mentionEnd || before === 0x7b || before === 0x7d;
+      // such a mention, one after an escape (\n), a template placeholder ({role}<|im_end|>) or in a regex (/<<SYS>>/).
+      const mention = before === 0x22 || before === 0x27 || before === 0x60 || (before2 === 0x5c && before >= 0x61 && before <= 0x7a) || startPos === this.mentionEnd || before === 0x7b || before === 0x7d || before === 0x2f;
       if (mention) {
         this.mentionEnd = this.litPos;
         return;

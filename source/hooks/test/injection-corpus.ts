@@ -316,6 +316,7 @@ const CODE = [
   `//# sourceMappingURL=data:application/json;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoiaW5kZXguanMiLCJtYXBwaW5ncyI6IkFBQUEifQ==`,
   `integrity: "sha512-7ZQxR1dUqC2v0m3YhN4pW8sE5kL9tJfA1bG6cH0iVxOyTzMwQeRrSsUuVvWwXxYyZz0123456789+/abcdefghij=="`,
   `const url = "https://example.com/search?q=hello%20world%20from%20the%20docs&page=2";`,
+  `text = text.replace(/${LT}${LT}SYS>>/g, '«SYS»').replace(/\[INST\]/g, '«INST»'); // defang template markers before logging`,
 ];
 
 const SECURITY = [
@@ -354,6 +355,7 @@ const SECURITY = [
   'Invisible Unicode (zero-width spaces, bidi overrides) can hide text in otherwise harmless files.',
   'The report lists each rule that fired and the normalised text it matched.',
   'Blocking mode is opt-in: security.injection_blocking set to true makes HIGH findings stop the tool result.',
+  'The rules cover instruction override ("ignore previous instructions", "forget your rules") and prompt leaks.',
 ];
 
 const DOCS = [
