@@ -531,7 +531,8 @@ export function planInstall(bundle: Bundle, options: Options, rootDirs: readonly
     relocation: placement.relocation,
     files,
     config,
-    dirs: [...new Set([...previousDirs, ...created, ...rootDirs])].filter((dir) => !gone.includes(dir)).sort(),
+    // The root's own folders are recorded where the record's landing check accepts them (inside the base, or the root itself).
+    dirs: [...new Set([...previousDirs, ...created, ...rootDirs.filter((dir) => isInside(placement.base, dir) || dir === placement.root)])].filter((dir) => !gone.includes(dir)).sort(),
   };
   return plan;
 }
@@ -742,7 +743,7 @@ function underLock<T>(root: string, base: string, create: boolean, fn: (rootDirs
       crashed = isCrash(error);
       throw error;
     } finally {
-      if (!crashed) settleRoot(root, readRootDirs(root));
+      if (!crashed) settleRoot(root, base, readRootDirs(root));
     }
   });
 }

@@ -127,7 +127,7 @@ export function withRootLock<T>(root: string, base: string, create: boolean, fn:
         const now = inodes(chain);
         const remade = chain.filter((_, index) => seen[index] !== now[index] && now[index] !== -1);
         if (remade.length > 0) writeRootDirs(root, [...readRootDirs(root), ...remade], nonce());
-        return fn({ rootDirs: readRootDirs(root) });
+        return fn({ rootDirs: readRootDirs(root).filter((dir) => chain.includes(dir)) });
       },
       { timeoutMs, deadmanMs: Math.max(timeoutMs * 2, 120_000) },
     );
@@ -149,8 +149,11 @@ export function withRootLock<T>(root: string, base: string, create: boolean, fn:
  * installer's files: renamed aside in one step (the lock with it), then
  * emptied.
  */
-export function settleRoot(root: string, rootDirs: readonly string[]): void {
+export function settleRoot(root: string, base: string, noted: readonly string[]): void {
   if (readJournal(root)) return; // an unfinished run: the next one rolls it back
+  // Only folders between the base and the root, whatever the note says.
+  const chain = chainOf(root, base);
+  const rootDirs = noted.filter((dir) => chain.includes(dir));
   const recorded = fs.existsSync(path.join(root, INSTALLED_FILE));
   if (recorded || !rootDirs.includes(root)) {
     clearJournalDir(root, false);
