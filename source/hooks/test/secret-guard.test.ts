@@ -146,6 +146,14 @@ s('should match patterns in time linear in the text, whatever the pattern', () =
   assert.is(p.pathMatch(`dir/${'a'.repeat(15)}b`), '*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b');
 });
 
+s('should refuse what it cannot check: an oversized command, a parse it gives up on', async () => {
+  const huge = `cat ${'notes.txt '.repeat(30_000)}`;
+  assert.match((await checkCommand(huge, 'bash')).join(' '), /too long to check/);
+  assert.match((await checkCommand(`cat ${'a'.repeat(300_000)} .env`, 'bash')).join(' '), /too long to check/);
+  assert.equal(await checkCommand(`echo ${'word '.repeat(2000)}`, 'bash'), [], 'a long harmless command passes');
+  assert.match((await checkCommand("cat '.env", 'bash')).join(' '), /does not parse here/);
+});
+
 s('should keep the old exports: isSecretPath and bashReadsSecret', async () => {
   for (const p of ['.env', 'app/.env', '.env.local', '.secrets', '/x/.secrets.json', 'C:\\app\\.ENV', '~/.ssh/id_rsa', 'k8s/service-account-ci.json']) assert.ok(isSecretPath(p), p);
   for (const p of ['.env.example', '.env.sample', 'env.ts', '.environment', 'src/.envrc.md', 'dotenv.js', '.env/bin/activate', 'id_rsa.pub']) assert.not.ok(isSecretPath(p), p);

@@ -4,7 +4,7 @@
 // earlier in the same command line, command substitutions), and each simple
 // command is judged by what it does with its words (commands.ts).
 import type { Node } from 'web-tree-sitter';
-import { ANY, MAX_ALTERNATIVES, MAX_DEPTH, OPAQUE, addVar, refuse, type Ctx } from './context.ts';
+import { ANY, MAX_ALTERNATIVES, MAX_DEPTH, OPAQUE, addVar, checkClock, refuse, type Ctx } from './context.ts';
 import { bracket, literal, type Atom, type Pattern } from './patterns.ts';
 import { judgeCommand, type Stdin } from './commands.ts';
 import { HOME_TEXT } from './context.ts';
@@ -312,6 +312,7 @@ export function wordValues(ctx: Ctx, node: Node): Pattern[] {
 
 /** Walk every statement under `node` (commands, pipelines, lists, loops, functions...). */
 export function walkStatements(ctx: Ctx, node: Node, stdin?: Stdin): void {
+  checkClock();
   if (node.type === 'ERROR' || node.isMissing) {
     const hit = ctx.patterns.textMatch(node.text);
     if (hit) refuse(ctx, `the command line does not parse here (${JSON.stringify(node.text.slice(0, 60))}) and names a secret file (${hit})`);

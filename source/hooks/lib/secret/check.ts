@@ -2,7 +2,7 @@
 // both), a path a tool reads, a search over a folder. Each returns the
 // reasons to refuse; none means the call may go ahead.
 import { analyzeBash } from './bash.ts';
-import { checkRead, checkTree, refuse, type Ctx } from './context.ts';
+import { BUDGET_MS, OutOfTime, checkRead, checkTree, refuse, startClock, type Ctx } from './context.ts';
 import { analyzePowerShell } from './powershell.ts';
 import { loadParsers, parseNow, type Shell } from './parsers.ts';
 import { defaultPatterns, literal, SecretPatterns, type Pattern } from './patterns.ts';
@@ -34,7 +34,7 @@ function context(shell: Shell, opts: Options, both = false): Ctx {
 function run(shell: Shell, code: string, ctx: Ctx, report: Ctx = ctx): void {
   if (ctx.depth > 6) return refuse(report, 'the command nests shells too deeply to check');
   if (code.length > MAX_COMMAND) {
-    const hit = ctx.patterns.textMatch(code.slice(0, MAX_COMMAND));
+    const hit = ctx.patterns.textMatch(code.slice(0, 64 * 1024));
     return refuse(report, `the command is too long to check${hit ? ` and names a secret file (${hit})` : ''}`);
   }
   const tree = parseNow(shell, code);
@@ -52,6 +52,19 @@ function run(shell: Shell, code: string, ctx: Ctx, report: Ctx = ctx): void {
   }
 }
 
+/** Run a check against the clock; out of time is a refusal. */
+function timed(ctx: Ctx, ms: number, check: () => void): void {
+  startClock(ms);
+  try {
+    check();
+  } catch (error) {
+    if (!(error instanceof OutOfTime)) throw error;
+    refuse(ctx, `the call is too large to check in ${ms / 1000} s`);
+  } finally {
+    startClock(Number.POSITIVE_INFINITY);
+  }
+}
+
 /** Reasons to refuse a shell command line; `both` checks it as Bash and as PowerShell. */
 export async function checkCommand(command: string, shell: Shell | 'both', opts: Options = {}): Promise<string[]> {
   await loadParsers();
@@ -59,7 +72,7 @@ export async function checkCommand(command: string, shell: Shell | 'both', opts:
   const out: string[] = [];
   for (const sh of shells) {
     const ctx = context(sh, opts, shell === 'both');
-    run(sh, command, ctx);
+    timed(ctx, shell === 'both' ? BUDGET_MS / 2 : BUDGET_MS, () => run(sh, command, ctx));
     for (const r of ctx.refusals) out.push(shell === 'both' ? `${r} (read as ${sh === 'bash' ? 'Bash' : 'PowerShell'})` : r);
   }
   return out;
@@ -68,13 +81,18 @@ export async function checkCommand(command: string, shell: Shell | 'both', opts:
 /** Reasons to refuse reading one path (Read, a Grep path): its name, or where its links lead. */
 export function checkPath(p: string, opts: Options = {}): string[] {
   const ctx = context('bash', opts);
-  checkRead(ctx, literal(p), 'reading');
+  timed(ctx, BUDGET_MS, () => checkRead(ctx, literal(p), 'reading'));
   return ctx.refusals;
 }
 
 /** Reasons to refuse a content search over `root`, filtered by an include glob. */
 export function checkSearch(root: string, include: string | undefined, opts: Options = {}): string[] {
   const ctx = context('bash', opts);
+  timed(ctx, BUDGET_MS, () => search(ctx, root, include));
+  return ctx.refusals;
+}
+
+function search(ctx: Ctx, root: string, include: string | undefined): string[] {
   if (include !== undefined) {
     for (const g of expand(include)) {
       const neg = g.startsWith('!');

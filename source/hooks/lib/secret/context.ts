@@ -33,6 +33,20 @@ export const ANY: Atom = { k: 'any' };
 /** A value that is never a file name of its own (a user name, a hash, a number): a NUL, which no path holds. */
 export const OPAQUE: Pattern = literal('\u0000');
 
+/** Past this, a check gives up and refuses: the hook must answer inside its 10 s, and a runtime may let a call through a hook that does not. */
+export const BUDGET_MS = 5000;
+let deadline = Number.POSITIVE_INFINITY;
+
+export class OutOfTime extends Error {}
+
+export function startClock(ms = BUDGET_MS): void {
+  deadline = Date.now() + ms;
+}
+
+export function checkClock(): void {
+  if (Date.now() > deadline) throw new OutOfTime('out of time');
+}
+
 export function refuse(ctx: Ctx, reason: string): void {
   if (ctx.refusals.length < 20 && !ctx.refusals.includes(reason)) ctx.refusals.push(reason);
 }
@@ -93,6 +107,9 @@ export function wordSecret(ctx: Ctx, word: Pattern): string | null {
 
 /** Check a word a command reads; refuse when it may name a secret. */
 export function checkRead(ctx: Ctx, word: Pattern, what: string): boolean {
+  checkClock();
+  // The verdict is settled; a few reasons are enough to show.
+  if (ctx.refusals.length >= 3) return false;
   const hit = wordSecret(ctx, word);
   if (!hit) return false;
   const unknown = hasAny(word) ? ' (part of it is only known at run time)' : hasGlob(word) ? ' (a pattern that can match it)' : '';

@@ -319,12 +319,37 @@ interface Compiled {
   glob: string;
   anchored: Nfa;
   loose: Nfa;
+  /** The pattern's runs of plain characters, lower-cased: a plain path it matches holds each of them. */
+  runs: string[];
 }
+
+/** Maximal stretches of plain characters in a glob (no `*`, `?`, `[...]`, separators). */
+function literalRuns(glob: string): string[] {
+  const runs: string[] = [];
+  let cur = '';
+  let inClass = false;
+  for (const ch of glob) {
+    if (inClass) {
+      if (ch === ']') inClass = false;
+      continue;
+    }
+    if (ch === '*' || ch === '?' || ch === '/' || ch === '\\' || ch === '[') {
+      if (cur) runs.push(cur);
+      cur = '';
+      if (ch === '[') inClass = true;
+    } else cur += ch.toLowerCase();
+  }
+  if (cur) runs.push(cur);
+  return runs;
+}
+
+/** Can this plain, lower-cased path match the pattern at all? A cheap test before the automaton. */
+const mayMatch = (c: Compiled, lowered: string): boolean => c.runs.every((r) => lowered.includes(r));
 
 const DEFAULTS = data as unknown as { secrets: Entry[]; exempt: Entry[] };
 
 function compileAll(globs: readonly string[]): Compiled[] {
-  return globs.map((glob) => ({ glob, anchored: compile(glob, 'anchored'), loose: compile(glob, 'loose') }));
+  return globs.map((glob) => ({ glob, anchored: compile(glob, 'anchored'), loose: compile(glob, 'loose'), runs: literalRuns(glob) }));
 }
 
 export class SecretPatterns {
@@ -353,12 +378,13 @@ export class SecretPatterns {
 
   /** The secret pattern a plain path matches (after the exemptions), or null. */
   pathMatch(p: string): string | null {
-    const norm = normalizePath(p);
+    const norm = lastComponents(normalizePath(p));
     if (norm === '') return null;
     const w = literal(norm);
-    const hit = this.secrets.find((s) => meets(w, s.anchored));
+    const lowered = norm.toLowerCase();
+    const hit = this.secrets.find((s) => mayMatch(s, lowered) && meets(w, s.anchored));
     if (!hit) return null;
-    return this.exempt.some((e) => meets(w, e.anchored)) ? null : hit.glob;
+    return this.exempt.some((e) => mayMatch(e, lowered) && meets(w, e.anchored)) ? null : hit.glob;
   }
 
   /**
@@ -369,8 +395,10 @@ export class SecretPatterns {
    * counts only when the word ends in a literal path that is exempt whatever
    * comes before it (`$HOME/.ssh/id_rsa.pub`).
    */
-  wordMatch(word: Pattern): string | null {
-    if (isLiteral(word)) return this.textMatch(textOf(word));
+  wordMatch(whole: Pattern): string | null {
+    if (isLiteral(whole)) return this.textMatch(textOf(whole));
+    // Only a word's end can meet a pattern's end: a long word keeps its last stretch behind an unknown (which covers any start).
+    const word: Pattern = whole.length > MAX_WORD ? [{ k: 'any' }, ...whole.slice(-MAX_WORD)] : whole;
     const hit = this.secrets.find((s) => meets(word, s.loose));
     if (!hit) return null;
     let k = word.length;
@@ -404,6 +432,27 @@ export class SecretPatterns {
     }
     return null;
   }
+}
+
+const MAX_WORD = 1024;
+/** Patterns match the last few components of a path; a file name is never longer than this. */
+const MAX_COMPONENTS = 8;
+const MAX_NAME = 1024;
+
+/**
+ * The part of a path that matching can see: its last MAX_COMPONENTS
+ * components. A last component longer than any file name can be names no file
+ * (and so no secret): the empty string.
+ */
+function lastComponents(p: string): string {
+  const parts = p.split('/');
+  const last = parts[parts.length - 1] ?? '';
+  // Windows drops trailing dots and spaces (`.env   ` opens .env): keep one of them, which the patterns allow.
+  let end = last.length;
+  while (end > 0 && (last[end - 1] === '.' || last[end - 1] === ' ')) end--;
+  if (end > MAX_NAME) return '';
+  parts[parts.length - 1] = last.slice(0, Math.min(last.length, end + 1));
+  return parts.slice(-MAX_COMPONENTS).join('/');
 }
 
 /** Split text at quotes, spaces, brackets and operators; tokens keep path characters. */

@@ -6,7 +6,7 @@
 // values are followed through '...', "..." ($var, $(...), `escapes),
 // here-strings, + concatenation, -join and -f, and $x = ... assignments.
 import type { Node } from 'web-tree-sitter';
-import { ANY, MAX_ALTERNATIVES, addVar, checkRead, checkTree, refuse, type Ctx } from './context.ts';
+import { ANY, MAX_ALTERNATIVES, addVar, checkClock, checkRead, checkTree, refuse, type Ctx } from './context.ts';
 import { bracket, isLiteral, literal, textOf, type Pattern } from './patterns.ts';
 import { cmdExe, judgeCommand, powershell as pwshCommand } from './commands.ts';
 import { absolute } from './fsview.ts';
@@ -459,6 +459,7 @@ function invocation(ctx: Ctx, node: Node): void {
 }
 
 export function walk(ctx: Ctx, node: Node): void {
+  checkClock();
   if (node.type === 'ERROR' || node.isMissing) {
     const hit = ctx.patterns.textMatch(node.text);
     if (hit) refuse(ctx, `the PowerShell does not parse here (${JSON.stringify(node.text.slice(0, 60))}) and names a secret file (${hit})`);
