@@ -171,7 +171,7 @@ function realpathOrParent(p: string): string {
   let current = p;
   for (;;) {
     try {
-      const real = fs.realpathSync(current);
+      const real = fs.realpathSync.native(current);
       return missing.length ? path.join(real, ...missing.reverse()) : real;
     } catch {
       const parent = path.dirname(current);
@@ -191,7 +191,7 @@ function confine(dest: string, file: string, placement: Placement, manifest: Pic
   // The folder's real path (looked up once per folder), then the name, unless the name itself is a link.
   let link = false;
   try {
-    link = fs.lstatSync(dest).isSymbolicLink();
+    link = fs.lstatSync(dest, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
   } catch {
     // a new file
   }
@@ -204,12 +204,13 @@ function confine(dest: string, file: string, placement: Placement, manifest: Pic
 // ---------------------------------------------------------------- file system helpers
 
 function readIfFile(file: string): Buffer | null {
-  let stat: fs.Stats;
+  let stat: fs.Stats | undefined;
   try {
-    stat = fs.lstatSync(file);
+    stat = fs.lstatSync(file, { throwIfNoEntry: false });
   } catch {
     return null;
   }
+  if (!stat) return null;
   if (stat.isSymbolicLink()) {
     try {
       if (!fs.statSync(file).isFile()) throw refused(`${file} is a link to something that is not a file; refused`);
@@ -381,10 +382,10 @@ function placeBundle(bundle: Bundle, options: Options): Placement {
 }
 
 /** Install, or update when an install record is already at the root. */
-export function planInstall(bundle: Bundle, options: Options, rootDirs: readonly string[] = []): Plan {
+export function planInstall(bundle: Bundle, options: Options, rootDirs: readonly string[] = [], placed?: Placement): Plan {
   const manifest = bundle.manifest;
   const policies = options.policies ?? LANDING_POLICIES;
-  const placement = placeBundle(bundle, options);
+  const placement = placed ?? placeBundle(bundle, options);
   const previous = readInstalled(placement.root);
   if (previous && (previous.target !== manifest.target || previous.scope !== manifest.scope)) {
     throw refused(`refused: ${placement.root} holds GSD for ${previous.target} (${previous.scope}); uninstall that first`);
@@ -428,13 +429,19 @@ export function planInstall(bundle: Bundle, options: Options, rootDirs: readonly
   const files: InstalledFile[] = [];
   const config: InstalledConfig[] = [];
   const conflicts: string[] = [];
+  // The bytes that land, and their hash (the manifest's, checked when the bundle was read, unless relocation changed them).
+  const relocated = new Map<string, string>();
   const bytesFor = (file: BundleManifest['files'][number]) => {
     const raw = bundle.read(file.path);
     if (!placement.relocation || file.generated) return raw;
     const text = raw.toString('utf8');
     const moved = relocateText(text, placement.relocation);
-    return moved === text ? raw : Buffer.from(moved, 'utf8');
+    if (moved === text) return raw;
+    const bytes = Buffer.from(moved, 'utf8');
+    relocated.set(file.path, sha256(bytes));
+    return bytes;
   };
+  const hashOf = (file: BundleManifest['files'][number]) => relocated.get(file.path) ?? file.sha256;
   // The root's and the base's real paths, looked up once for the whole bundle.
   const reals = new Map<string, string>();
   const real = (p: string) => reals.get(p) ?? (reals.set(p, realpathOrParent(p)), reals.get(p)!);
@@ -449,7 +456,7 @@ export function planInstall(bundle: Bundle, options: Options, rootDirs: readonly
       previousConfig.delete(dest);
       continue;
     }
-    const hash = sha256(bytes);
+    const hash = hashOf(file);
     const mode = file.mode;
     const before = previousFiles.get(dest);
     files.push({ path: file.path, dest, sha256: hash, mode, ...(before?.original ? { original: before.original } : {}) });
@@ -762,13 +769,13 @@ export function install(bundle: Bundle, options: Options): Report {
   const policies = options.policies ?? LANDING_POLICIES;
   const { journal } = precheck(placement.root, options.home, policies);
   if (options.dryRun) {
-    const report = planInstall(bundle, options).report;
+    const report = planInstall(bundle, options, [], placement).report;
     if (journal) report.notes.unshift(`an interrupted ${journal.action} (started ${journal.startedAt}) would be rolled back first; this plan is against the files as they are now`);
     return report;
   }
   return underLock(placement.root, placement.base, true, (rootDirs) => {
     const notes = recover(placement.root, options.home, policies);
-    const plan = planInstall(bundle, options, rootDirs);
+    const plan = planInstall(bundle, options, rootDirs, placement);
     plan.report.notes.unshift(...notes);
     applyPlan(plan, { now: options.now, ...(plan.report.previousVersion ? { fromVersion: plan.report.previousVersion } : {}), toVersion: bundle.manifest.version });
     return plan.report;

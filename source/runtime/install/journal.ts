@@ -162,7 +162,7 @@ export function rename(from: string, to: string): void {
 /** A file reached through a symbolic link (dotfile setups) is written where the link points. */
 export function realTarget(file: string): string {
   try {
-    if (fs.lstatSync(file).isSymbolicLink()) return fs.realpathSync(file);
+    if (fs.lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink()) return fs.realpathSync(file);
   } catch {
     // a new file
   }
@@ -314,7 +314,8 @@ export function runSteps(root: string, journal: Journal, bytes: ReadonlyMap<stri
 
 const isFileOrLink = (file: string) => {
   try {
-    return !fs.lstatSync(file).isDirectory();
+    const stat = fs.lstatSync(file, { throwIfNoEntry: false });
+    return stat !== undefined && !stat.isDirectory();
   } catch {
     return false;
   }
@@ -322,7 +323,7 @@ const isFileOrLink = (file: string) => {
 
 const isLink = (file: string) => {
   try {
-    return fs.lstatSync(file).isSymbolicLink();
+    return fs.lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
   } catch {
     return false;
   }

@@ -208,17 +208,25 @@ export interface JournalPlaces extends Omit<RecordPlaces, 'files' | 'config' | '
  */
 export function checkJournalLanding(journal: JournalPlaces, root: string, home: string, policies: readonly LandingPolicy[], label: string): LandingPolicy {
   const steps = Array.isArray(journal.steps) ? journal.steps : [];
-  return checkRecordLanding(
+  const policy = checkRecordLanding(
     {
       ...journal,
       files: steps.filter((step) => step.kind === 'file'),
       config: steps.filter((step) => step.kind === 'config').map((step) => ({ ...step, format: step.format as MergeFormat })),
       own: steps.filter((step) => step.kind === 'own'),
-      dirs: [...(journal.dirs ?? []), ...(journal.prune ?? [])],
+      dirs: journal.dirs ?? [],
     },
     root,
     home,
     policies,
     label,
   );
+  // Folders to prune come from the record's list (checked when the run began) and may no longer hold any file the
+  // steps name (the user deleted them): they must still lie inside the base or the root, and never be the base.
+  const base = path.resolve(journal.base);
+  for (const dir of journal.prune ?? []) {
+    const ok = typeof dir === 'string' && path.isAbsolute(dir) && path.resolve(dir) !== base && (inside(base, dir) || inside(path.resolve(root), dir));
+    if (!ok) throw refused(`${label}: refused: folder ${JSON.stringify(dir)}: expected a folder inside ${base}, found one outside it; the install record was changed since GSD wrote it, so nothing was touched`);
+  }
+  return policy;
 }

@@ -572,4 +572,16 @@ s("should refuse to roll back a journal edited to name a path outside the target
   }
 });
 
+s('should recover an uninstall stopped part-way after the user had deleted a whole folder of GSD files', () => {
+  const sc = scene('claude/local');
+  install(bundleFromFiles(sc.files, sc.key), options(sc));
+  const record = JSON.parse(fs.readFileSync(path.join(sc.root, INSTALLED_FILE), 'utf8')) as { dirs: string[] };
+  const emptied = record.dirs.filter((dir) => dir.startsWith(sc.root + path.sep) && fs.readdirSync(dir).every((name) => fs.statSync(path.join(dir, name)).isFile())).sort((a, b) => b.length - a.length)[0]!;
+  for (const name of fs.readdirSync(emptied)) fs.rmSync(path.join(emptied, name));
+  assert.ok(interrupted(40, () => uninstall(sc.root, options(sc))));
+  uninstall(sc.root, options(sc));
+  assert.equal(differences(sc, false), []);
+  drop(sc.home);
+});
+
 s.run();
