@@ -190,7 +190,12 @@ export function expandPath(pattern: string, scope: TargetScope, names: Record<st
   return path.posix.normalize(result);
 }
 
-/** A hook's script in the bundle: its id, as built JavaScript (or the shell script as written). */
+/**
+ * A hook's script in the bundle: its id, as built CommonJS (`.cjs`, which Node
+ * never loads as an ES module, whatever the project's package.json says), or
+ * the script as written, with its own extension.
+ */
 export function hookScriptName(hook: HookEntry): string {
-  return `${hook.id}${hook.entry.endsWith('.sh') ? '.sh' : '.js'}`;
+  const extension = hook.entry.endsWith('.ts') ? '.cjs' : /\.[A-Za-z0-9]+$/.exec(hook.entry)?.[0] ?? '.js';
+  return `${hook.id}${extension}`;
 }

@@ -34,6 +34,8 @@ const CLINE_TOOLS: Record<string, string> = {
 
 /** Cline documents a 30-second hook limit (the 3.0.65 CLI core waits up to 120 s); the dispatcher keeps its hooks inside the smaller. */
 const BUDGET_MS = 25_000;
+/** How long the dispatcher waits for its payload, as the hooks themselves do (source/hooks/lib/hook.ts). */
+const STDIN_MS = 3_000;
 
 /** The dispatcher script for the hooks of one or more Cline events. */
 export function clineHookScript(hooks: readonly RuntimeHook[]): string {
@@ -54,6 +56,7 @@ const HOOKS = ${JSON.stringify(table, null, 2)};
 const TOOLS = ${JSON.stringify(CLINE_TOOLS, null, 2)};
 
 const BUDGET_MS = ${BUDGET_MS};
+const STDIN_MS = ${STDIN_MS};
 ${DISPATCHER_BODY}`;
 }
 
@@ -64,8 +67,11 @@ const DISPATCHER_HEAD = `#!/usr/bin/env node
 // hook protocol; their answers are folded into Cline's {"cancel", ...} reply.
 // A hook that cannot start or overruns its time lets the call through, unless
 // it is marked failClosed.
+// Written to run as CommonJS or as an ES module (an extensionless file is
+// loaded as one inside a "type": "module" package): no require, no __dirname;
+// node:child_process comes through import(), which both have.
 'use strict';
-const { spawnSync } = require('node:child_process');`;
+let spawnSync;`;
 
 const DISPATCHER_BODY = `
 // Cline's event (the payload key that carries it) and the Claude Code event the hooks were written for.
@@ -120,7 +126,11 @@ function answerOf(run, hook) {
 
 function dispatch(text) {
   let event = {};
-  try { event = JSON.parse(text || '{}') || {}; } catch (error) { return { cancel: false }; }
+  try { event = JSON.parse(text || '{}') || {}; } catch (error) {
+    // A payload that cannot be read: a guard set to block (failClosed) refuses, the rest let it through.
+    const closed = Object.values(HOOKS).some((list) => list.some((hook) => hook.failClosed));
+    return closed ? { cancel: true, errorMessage: 'GSD: the hook payload could not be read, and a guard set to block refuses the call' } : { cancel: false };
+  }
   // Each file holds one event's hooks; a payload that names no known event runs them.
   const key = Object.keys(EVENTS).find((candidate) => event[candidate]);
   const registered = Object.keys(HOOKS);
@@ -149,8 +159,23 @@ function dispatch(text) {
   return reply;
 }
 
+// stdin is read with a deadline: a pipe left open must not keep the call waiting past Cline's limit.
 let text = '';
+let done = false;
+function finish() {
+  if (done) return;
+  done = true;
+  clearTimeout(timer);
+  process.stdin.pause();
+  process.stdin.destroy();
+  import('node:child_process').then((childProcess) => {
+    spawnSync = childProcess.spawnSync;
+    process.stdout.write(JSON.stringify(dispatch(text)) + '\\n');
+  });
+}
+const timer = setTimeout(finish, STDIN_MS);
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (chunk) => { text += chunk; });
-process.stdin.on('end', () => { process.stdout.write(JSON.stringify(dispatch(text)) + '\\n'); });
+process.stdin.on('end', finish);
+process.stdin.on('error', finish);
 `;

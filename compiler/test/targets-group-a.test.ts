@@ -306,7 +306,7 @@ group('should register hooks in Kimi\'s config.toml and Copilot\'s hook file, an
     assert.ok(KIMI_EVENTS.has(String(hook['event'])), String(hook['event']));
     // Kimi Code tests a matcher as an unanchored regular expression: each name is anchored, or Read would also match ReadMediaFile.
     if (hook['matcher'] !== undefined) for (const tool of String(hook['matcher']).split('|')) assert.ok(/^\^\w+\$$/.test(tool) && KIMI_TOOLS.has(tool.slice(1, -1)), tool);
-    assert.match(String(hook['command']), /^node "\$\{KIMI_CODE_HOME:-\$HOME\/\.kimi-code\}\/hooks\/gsd-[a-z-]+\.(?:js|sh)" --runtime kimi$/);
+    assert.match(String(hook['command']), /^node "\$\{KIMI_CODE_HOME:-\$HOME\/\.kimi-code\}\/hooks\/gsd-[a-z-]+\.(?:cjs|sh)" --runtime kimi$/);
     assert.ok(Number(hook['timeout']) >= 1 && Number(hook['timeout']) <= 600);
     const script = /hooks\/(.+)" --runtime kimi$/.exec(String(hook['command']))![1]!;
     assert.ok(tree('kimi', 'global').has(`.kimi-code/hooks/${script}`), script);

@@ -377,7 +377,7 @@ targets('should register hooks in each runtime\'s own file, events and tool name
         for (const tool of (group.matcher ?? '').split('|').filter(Boolean)) assert.not.ok(CLAUDE_TOOLS.includes(tool), `qwen matcher ${tool}`);
         for (const hook of group.hooks) {
           assert.is(hook.type, 'command');
-          assert.match(hook.command, scope === 'global' ? /^node "\$\{QWEN_HOME:-\$HOME\/\.qwen\}\/hooks\/gsd-[a-z-]+\.js" --runtime qwen$/ : /^node "\$QWEN_PROJECT_DIR\/\.qwen\/hooks\/gsd-[a-z-]+\.js" --runtime qwen$/);
+          assert.match(hook.command, scope === 'global' ? /^node "\$\{QWEN_HOME:-\$HOME\/\.qwen\}\/hooks\/gsd-[a-z-]+\.cjs" --runtime qwen$/ : /^node "\$QWEN_PROJECT_DIR\/\.qwen\/hooks\/gsd-[a-z-]+\.cjs" --runtime qwen$/);
           // Qwen reads command-hook timeouts in seconds below 1000.
           assert.ok(hook.timeout === undefined || hook.timeout < 1000, hook.command);
         }
@@ -404,7 +404,7 @@ targets('should register hooks in each runtime\'s own file, events and tool name
   for (const [event, entries] of Object.entries(hermes.hooks)) {
     assert.ok(['on_session_start', 'on_session_end', 'pre_llm_call', 'pre_tool_call', 'post_tool_call', 'post_llm_call', 'subagent_start', 'subagent_stop'].includes(event), event);
     for (const entry of entries) {
-      assert.match(entry.command, /^sh -c 'node "\$\{HERMES_HOME:-\$HOME\/\.hermes\}\/agent-hooks\/gsd-[a-z-]+\.js" --runtime hermes'$/);
+      assert.match(entry.command, /^sh -c 'node "\$\{HERMES_HOME:-\$HOME\/\.hermes\}\/agent-hooks\/gsd-[a-z-]+\.cjs" --runtime hermes'$/);
       assert.ok(entry.timeout === undefined || entry.timeout <= 300, entry.command);
       for (const tool of (entry.matcher ?? '').split('|').filter(Boolean)) assert.not.ok(CLAUDE_TOOLS.includes(tool), `hermes matcher ${tool}`);
       if (entry.fail_closed) assert.is(event, 'pre_tool_call');
@@ -412,7 +412,7 @@ targets('should register hooks in each runtime\'s own file, events and tool name
   }
   const denying = registry.filter((hook) => hook.event === 'PreToolUse' && hook.crashPolicy === 'deny');
   for (const hook of denying) {
-    assert.ok(hermes.hooks['pre_tool_call']!.some((entry) => entry.fail_closed && entry.command.includes(`/${hook.id}.js`)), hook.id);
+    assert.ok(hermes.hooks['pre_tool_call']!.some((entry) => entry.fail_closed && entry.command.includes(`/${hook.id}.cjs`)), hook.id);
   }
 
   for (const [key, folder] of [['cline/global', '.cline/hooks/'], ['cline/local', '.clinerules/hooks/']] as const) {

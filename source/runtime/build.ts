@@ -335,7 +335,8 @@ async function bundleAll(policies: readonly LandingPolicy[]): Promise<BundledFil
       },
       hook.id,
     );
-    files.push({ path: `hooks/${hook.id}.js`, contents });
+    // .cjs, not .js: a project whose package.json says "type": "module" would load a .js hook as an ES module, and it would crash (exit 1: the tool call goes through).
+    files.push({ path: `hooks/${hook.id}.cjs`, contents });
   }
   return files.sort((a, b) => (a.path < b.path ? -1 : 1));
 }

@@ -192,10 +192,11 @@ export async function runHook(id: string, policy: CrashPolicy, hook: (input: Hoo
   const runtime = resolveRuntime(runtimeArg(process.argv.slice(2)));
   const { stdinMs, answerMs } = hookDeadlines(id);
   let answered = false;
-  const watchdog = setTimeout(() => {
+  /** Answers by the crash policy, once, and exits: for a stall or an error that escaped the hook's own try. */
+  const answerByPolicy = (why: string) => {
     if (answered) return;
     answered = true;
-    let late = policyAnswer(policy, `no answer within ${answerMs} ms`);
+    let late = policyAnswer(policy, why);
     try {
       late = render(late, runtime, undefined, undefined);
     } catch {
@@ -203,8 +204,12 @@ export async function runHook(id: string, policy: CrashPolicy, hook: (input: Hoo
     }
     emit(late, true);
     process.exit(late.exitCode ?? 0);
-  }, answerMs);
+  };
+  const watchdog = setTimeout(() => answerByPolicy(`no answer within ${answerMs} ms`), answerMs);
   watchdog.unref();
+  // Node's own answer to an uncaught error is exit 1, which most runtimes treat as "let the tool run".
+  process.on('uncaughtException', (error) => answerByPolicy(String((error as Error)?.message ?? error)));
+  process.on('unhandledRejection', (error) => answerByPolicy(String((error as Error)?.message ?? error)));
   const stdin = await readStdin(stdinMs);
   const answer = await answerHook(id, policy, hook, stdin.text, runtime, stdin);
   if (answered) return;

@@ -15,7 +15,7 @@ import schema from '../../../schemas/config.schema.json' with { type: 'json' };
 const s = suite('hooks: workflow guard and commit check');
 
 async function hook(id: string, event: unknown): Promise<Run> {
-  const file = path.join(await bundle(), 'hooks', `${id}.js`);
+  const file = path.join(await bundle(), 'hooks', `${id}.cjs`);
   const tmp = tmpDir();
   const r = spawnSync(process.execPath, [file], { input: JSON.stringify(event), encoding: 'utf8', env: { PATH: process.env.PATH ?? '', TMPDIR: tmp, TMP: tmp, TEMP: tmp }, timeout: 20_000 });
   return runOf(r);

@@ -19,7 +19,7 @@ const s = suite('hooks');
 type HookRun = Run;
 
 async function hook(id: string, event: unknown, opts: { tmp?: string; stdin?: string } = {}): Promise<HookRun> {
-  const file = path.join(await bundle(), 'hooks', `${id}.js`);
+  const file = path.join(await bundle(), 'hooks', `${id}.cjs`);
   const tmp = opts.tmp ?? tmpDir();
   const r = spawnSync(process.execPath, [file], { input: opts.stdin ?? JSON.stringify(event), encoding: 'utf8', env: { PATH: process.env.PATH ?? '', TMPDIR: tmp, TMP: tmp, TEMP: tmp }, timeout: 20_000 });
   return runOf(r);
@@ -128,10 +128,12 @@ s('should validate conventional commit messages in git commit commands', async (
   assert.is(checkMessage('feat!: drop node 18'), null);
   assert.is(checkMessage('Merge branch main'), null);
   assert.match(checkMessage('Added stuff')!, /not a Conventional Commit header/);
-  let r = await hook('gsd-validate-commit', { tool_name: 'Bash', hook_event_name: 'PreToolUse', cwd: tmpDir(), tool_input: { command: 'git commit -m "wip"' } });
+  // Opt-in (hooks.conventional_commits, default false): on for the checks, then off again.
+  const on = project({ '.planning/config.json': '{"hooks": {"conventional_commits": true}}' });
+  let r = await hook('gsd-validate-commit', { tool_name: 'Bash', hook_event_name: 'PreToolUse', cwd: on, tool_input: { command: 'git commit -m "wip"' } });
   assert.is(r.code, 2);
   assert.match(r.json.hookSpecificOutput.permissionDecisionReason, /"wip" is not a Conventional Commit header/);
-  r = await hook('gsd-validate-commit', { tool_name: 'Bash', hook_event_name: 'PreToolUse', cwd: tmpDir(), tool_input: { command: 'git commit -m "chore(deps): bump"' } });
+  r = await hook('gsd-validate-commit', { tool_name: 'Bash', hook_event_name: 'PreToolUse', cwd: on, tool_input: { command: 'git commit -m "chore(deps): bump"' } });
   assert.is(r.code, 0);
   const off = project({ '.planning/config.json': '{"hooks": {"conventional_commits": false}}' });
   r = await hook('gsd-validate-commit', { tool_name: 'Bash', hook_event_name: 'PreToolUse', cwd: off, tool_input: { command: 'git commit -m "wip"' } });
@@ -206,7 +208,7 @@ s('should advise on edits outside a workflow only when opted in', async () => {
 });
 
 s('should give up on a silent stdin after its timeout instead of hanging', async () => {
-  const file = path.join(await bundle(), 'hooks', 'gsd-prompt-guard.js');
+  const file = path.join(await bundle(), 'hooks', 'gsd-prompt-guard.cjs');
   const started = Date.now();
   const r = spawnSync(process.execPath, [file], { stdio: ['pipe', 'pipe', 'pipe'], encoding: 'utf8', timeout: 15_000, input: undefined });
   assert.is(r.status, 0);

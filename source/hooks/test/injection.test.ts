@@ -27,7 +27,7 @@ const ids = (f: Finding[]) => f.map((x) => x.ruleId);
 const LT = '\u003c';
 
 async function hook(id: string, event: unknown): Promise<Run & { ms: number }> {
-  const file = path.join(await bundle(), 'hooks', `${id}.js`);
+  const file = path.join(await bundle(), 'hooks', `${id}.cjs`);
   const tmp = tmpDir();
   const started = performance.now();
   const r = spawnSync(process.execPath, [file], { input: JSON.stringify(event), encoding: 'utf8', env: { PATH: process.env.PATH ?? '', TMPDIR: tmp }, timeout: 30_000, maxBuffer: 64 * 1024 * 1024 });
@@ -324,7 +324,7 @@ s('should block a padded HIGH injection through the bundled hook, and answer a 4
 s('should stay small and quick to start', async () => {
   const dir = path.join(await bundle(), 'hooks');
   for (const id of ['gsd-read-injection-scanner', 'gsd-prompt-guard']) {
-    const size = fs.statSync(path.join(dir, `${id}.js`)).size;
+    const size = fs.statSync(path.join(dir, `${id}.cjs`)).size;
     const times: number[] = [];
     for (let i = 0; i < 5; i++) times.push((await hook(id, { hook_event_name: 'PostToolUse', tool_name: 'Read', tool_input: { file_path: '/p/a.md' }, tool_response: { file: { content: '# Notes\n\nNothing to see here, just a short file.' } } })).ms);
     times.sort((a, b) => a - b);

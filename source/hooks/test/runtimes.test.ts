@@ -460,6 +460,11 @@ function install(t: HookTarget) {
   fs.mkdirSync(path.join(project, '.planning'), { recursive: true });
   fs.writeFileSync(path.join(project, '.env'), 'SECRET=1\n');
   fs.writeFileSync(path.join(project, 'README.md'), '# project\n');
+  // An ES-module package around the hooks (most JavaScript projects today, and
+  // a home with a stray package.json): a hook Node loaded as an ES module would
+  // crash with exit 1, which the runtimes take as "let the tool run".
+  fs.writeFileSync(path.join(project, 'package.json'), '{ "type": "module" }\n');
+  fs.writeFileSync(path.join(home, 'package.json'), '{ "type": "module" }\n');
   const regs = registrations(t, tree, dir);
   const env = { PATH: process.env.PATH ?? '', HOME: home, TMPDIR: tmpDir(`gsd-${t.id}-tmp-`), CLAUDE_PROJECT_DIR: project, QWEN_PROJECT_DIR: project, CODEBUDDY_PROJECT_DIR: project };
   /** Every hook the runtime would run for this call, run; their verdicts. */
@@ -531,7 +536,7 @@ s('should register every hook of the registry for each runtime that has its even
     for (const hook of registry) {
       const event = t.surface.events && Object.hasOwn(t.surface.events, hook.event) ? t.surface.events[hook.event] : hook.event;
       if (!event || t.id === 'cline') continue;
-      assert.ok(regs.some((r) => r.command.includes(`/${hook.id}.js`)), `${t.id}/${t.scope}: ${hook.id} (${hook.event})`);
+      assert.ok(regs.some((r) => r.command.includes(`/${hook.id}.cjs`)), `${t.id}/${t.scope}: ${hook.id} (${hook.event})`);
     }
   }
 });

@@ -35,7 +35,7 @@ async function refusal(c: Case, cwd: string): Promise<string | null> {
 }
 
 async function hook(event: unknown, opts: { stdin?: string; args?: string[] } = {}): Promise<Run & { ms: number }> {
-  const file = path.join(await bundle(), 'hooks', `${ID}.js`);
+  const file = path.join(await bundle(), 'hooks', `${ID}.cjs`);
   const tmp = tmpDir();
   const started = process.hrtime.bigint();
   const r = spawnSync(process.execPath, [file, ...(opts.args ?? [])], { input: opts.stdin ?? JSON.stringify(event), encoding: 'utf8', env: { PATH: process.env.PATH ?? '', TMPDIR: tmp, TMP: tmp, TEMP: tmp }, timeout: 30_000 });
@@ -164,10 +164,10 @@ s('should keep the old exports: isSecretPath and bashReadsSecret', async () => {
 
 s('should run as the bundled hook: parsers embedded, answers in time, crashes refused', async () => {
   const files = await bundle();
-  const hookFile = path.join(files, 'hooks', `${ID}.js`);
+  const hookFile = path.join(files, 'hooks', `${ID}.cjs`);
   const size = fs.statSync(hookFile).size;
   assert.ok(size > 500_000, 'the grammars are inside the secret guard');
-  const others = fs.readdirSync(path.join(files, 'hooks')).filter((f) => f !== `${ID}.js`);
+  const others = fs.readdirSync(path.join(files, 'hooks')).filter((f) => f !== `${ID}.cjs`);
   for (const f of others) {
     const text = fs.readFileSync(path.join(files, 'hooks', f), 'utf8');
     assert.not.ok(text.includes('inflateRawSync') || text.length > 300_000, `${f} carries no parser (${text.length} bytes)`);

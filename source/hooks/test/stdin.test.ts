@@ -22,7 +22,7 @@ interface Outcome {
 
 /** Spawns a built hook and feeds it with `feed`; the stdin pipe is never closed. Killed at the hook's registered timeout. */
 async function runOpen(id: string, feed: (stdin: NodeJS.WritableStream) => () => void, args: string[] = []): Promise<Outcome> {
-  const file = path.join(await bundle(), 'hooks', `${id}.js`);
+  const file = path.join(await bundle(), 'hooks', `${id}.cjs`);
   const limitMs = (registeredTimeout(id) ?? 5) * 1000;
   const tmp = tmpDir();
   return new Promise((resolve) => {

@@ -14,7 +14,7 @@ s('should bundle gsd-tools and every hook deterministically, free of machine pat
   assert.equal(a.map((f) => f.path), b.map((f) => f.path));
   for (let i = 0; i < a.length; i++) assert.ok(a[i]!.contents === b[i]!.contents, `${a[i]!.path} differs between builds`);
   const hooks = await loadHookEntries();
-  assert.equal(a.map((f) => f.path), ['gsd-core/bin/gsd-install.cjs', 'gsd-core/bin/gsd-tools.cjs', ...new Set(hooks.map((h) => `hooks/${h.id}.js`))].sort());
+  assert.equal(a.map((f) => f.path), ['gsd-core/bin/gsd-install.cjs', 'gsd-core/bin/gsd-tools.cjs', ...new Set(hooks.map((h) => `hooks/${h.id}.cjs`))].sort());
   for (const f of a) {
     assert.not.ok(f.contents.includes(REPO_ROOT), `${f.path} contains ${REPO_ROOT}`);
     assert.not.ok(f.contents.includes(os.homedir()), `${f.path} contains the home directory`);
@@ -30,14 +30,16 @@ s('should require nothing but Node built-ins at run time', async () => {
     // gsd-tools loads its sibling gsd-install.cjs for install and uninstall only.
     const foreign = required.filter((r) => !builtins.has(r) && !(f.path === 'gsd-core/bin/gsd-tools.cjs' && r === './gsd-install.cjs'));
     assert.equal(foreign, [], `${f.path} requires ${foreign.join(', ')}`);
-    assert.not.ok(/\bimport\(\s*["'`](?!node:)/.test(f.contents), `${f.path} has a dynamic import of a package`);
+    const imported = [...f.contents.matchAll(/\bimport\(\s*["'`]([^"'`]+)["'`]\s*\)/g)].map((m) => m[1]!).filter((m) => !builtins.has(m));
+    assert.equal(imported, [], `${f.path} has a dynamic import of a package`);
   }
 });
 
 s('should keep gsd-tools.cjs under its size ceiling', async () => {
   const cli = (await bundleRuntime()).find((f) => f.path === 'gsd-core/bin/gsd-tools.cjs')!;
   const bytes = Buffer.byteLength(cli.contents);
-  assert.ok(bytes < 300_000, `gsd-tools.cjs is ${bytes} bytes`);
+  // Raised from 300 000 for state healing, the status vocabulary and the worktree verbs (330 KB with them).
+  assert.ok(bytes < 360_000, `gsd-tools.cjs is ${bytes} bytes`);
   assert.not.ok(/YAMLParseError|jsonc|smol-toml|GSD:BEGIN/.test(cli.contents), 'the installer and its parsers stay out of the CLI');
   assert.ok(cli.contents.includes('require("./gsd-install.cjs")'), 'the CLI loads the installer on demand');
   assert.not.ok(cli.contents.includes('new Ajv('), 'the config validator is precompiled, not ajv itself');

@@ -94,7 +94,7 @@ function zipCases(): ZipCase[] {
     at('a ".." segment', g, outside, (_, add) => add('.claude/agents/../../.ssh/authorized_keys', KEY)),
     at('an absolute path', g, outside, (_, add) => add('/etc/cron.d/gsd', '* * * * * root sh\n')),
     at('an agent marked executable', g, /mode: expected 0644, found 0755/, (m) => { m.files.find((f) => f.path === '.claude/agents/gsd-planner.md')!.mode = '0755'; }),
-    at('a hook script that lost its executable bit', g, /mode: expected 0755, found 0644/, (m) => { m.files.find((f) => f.path.endsWith('hooks/gsd-prompt-guard.js'))!.mode = '0644'; }),
+    at('a hook script that lost its executable bit', g, /mode: expected 0755, found 0644/, (m) => { m.files.find((f) => f.path.endsWith('hooks/gsd-prompt-guard.cjs'))!.mode = '0644'; }),
     at('an extra executable inside a skill folder', g, /outside them/, (_, add) => add('.claude/skills/gsd-plan-phase/run.sh', SHIM, { mode: '0755' })),
     at('a hidden skill folder', g, /outside them/, (_, add) => add('.claude/skills/.hidden/SKILL.md', '---\nname: x\n---\n')),
     at("another runtime's folder (.agents/skills in a claude bundle)", g, /outside them/, (_, add) => add('.agents/skills/gsd-evil/SKILL.md', '---\nname: evil\n---\n')),
