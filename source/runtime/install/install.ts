@@ -17,7 +17,7 @@ import { isEmptyConfig, mergeConfig, undoEdits, unmergeConfig, type Added, type 
 import { checkJournalLanding, checkManifestLanding, checkRecordLanding, INSTALLED_FILE, PATCHES_DIR, type LandingPolicy } from './landing.ts';
 import { LANDING_POLICIES } from './landing-table.ts';
 import { commitJournal, hasJournalDir, isCrash, JOURNAL_DIR, LOCK_FILE, modeOf, readJournal, readRootDirs, rmdirIfEmpty, rollBack, runSteps, writeJournal, writeRootDirs, type Journal, type Step, type StepState } from './journal.ts';
-import { settleRoot, withRootLock } from './root-lock.ts';
+import { cleanStrays, settleRoot, withRootLock } from './root-lock.ts';
 
 export { INSTALLED_FILE, PATCHES_DIR };
 
@@ -785,7 +785,11 @@ export function install(bundle: Bundle, options: Options): Report {
 export function uninstall(root: string, options: Pick<Options, 'now' | 'dryRun' | 'policies'> & { home?: string }): Report {
   const home = options.home ?? os.homedir();
   const policies = options.policies ?? LANDING_POLICIES;
-  if (!fs.existsSync(root) || !hasInstallState(root)) throw refused(`no GSD install found at ${root} (no ${INSTALLED_FILE}); nothing was changed`);
+  if (!fs.existsSync(root) || !hasInstallState(root)) {
+    // An uninstall killed after taking the root away leaves only its renamed copy beside it: that goes now.
+    if (!options.dryRun && !fs.existsSync(root)) cleanStrays(root, isInside(home, root) ? home : path.dirname(root));
+    throw refused(`no GSD install found at ${root} (no ${INSTALLED_FILE}); nothing was changed`);
+  }
   const { record, journal } = precheck(root, home, policies);
   if (options.dryRun) {
     if (!record) throw refused(`no GSD install record at ${root}${journal ? `; an interrupted ${journal.action} would be rolled back` : ''}; nothing was changed`);

@@ -584,4 +584,46 @@ s('should recover an uninstall stopped part-way after the user had deleted a who
   drop(sc.home);
 });
 
+s('should recover a root GSD creates from a stop at each of its first and last writes (the root made and taken away in one rename)', () => {
+  let tried = 0;
+  const failures: string[] = [];
+  for (const key of ['trae/local', 'kilo/local']) {
+    const probe = scene(key);
+    assert.not.ok(fs.existsSync(probe.root), `${key}: starts without a root`);
+    crashAfterWrites(Number.MAX_SAFE_INTEGER);
+    install(bundleOf(probe), options(probe));
+    const total = writesSoFar();
+    crashAfterWrites(Number.MAX_SAFE_INTEGER);
+    uninstall(probe.root, options(probe));
+    const uninstallTotal = writesSoFar();
+    crashAfterWrites(null);
+    drop(probe.home);
+    const runs: [string, number, (sc: Scene) => void][] = [];
+    for (let at = 0; at < 6; at += 1) {
+      runs.push([`install stopped at ${at}, install again`, at, (sc) => { interrupted(at, () => install(bundleOf(sc), options(sc))); install(bundleOf(sc), options(sc)); uninstall(sc.root, options(sc)); }]);
+      runs.push([`install stopped at ${at}, uninstall`, at, (sc) => { interrupted(at, () => install(bundleOf(sc), options(sc))); try { uninstall(sc.root, options(sc)); } catch (error) { if (!/no GSD install found/.test((error as Error).message)) throw error; } }]);
+    }
+    for (let back = 1; back <= 6; back += 1) {
+      const at = uninstallTotal - back;
+      runs.push([`uninstall stopped at ${at}/${uninstallTotal}, uninstall again`, at, (sc) => { install(bundleOf(sc), options(sc)); interrupted(at, () => uninstall(sc.root, options(sc))); try { uninstall(sc.root, options(sc)); } catch (error) { if (!/no GSD install found/.test((error as Error).message)) throw error; } }]);
+      runs.push([`uninstall stopped at ${at}/${uninstallTotal}, install again`, at, (sc) => { install(bundleOf(sc), options(sc)); interrupted(at, () => uninstall(sc.root, options(sc))); install(bundleOf(sc), options(sc)); uninstall(sc.root, options(sc)); }]);
+    }
+    for (const [name, , run] of runs) {
+      tried += 1;
+      const sc = scene(key);
+      try {
+        run(sc);
+        const diff = differences(sc, false);
+        if (diff.length > 0) failures.push(`${key} ${name}: ${diff.slice(0, 3).join('; ')}`);
+      } catch (error) {
+        failures.push(`${key} ${name}: ${(error as Error).message.slice(0, 200)}`);
+      }
+      drop(sc.home);
+    }
+    assert.ok(total > 6);
+  }
+  console.log(`  root made and taken away: ${tried} stops at the first and last writes tried, ${tried - failures.length} recovered, ${failures.length} failures`);
+  assert.equal(failures, []);
+});
+
 s.run();
