@@ -100,7 +100,11 @@ export function readmeText(manifest: BundleManifest): string {
     '',
     'This folder is a frozen GSD bundle, laid out exactly as its files land:',
     `under ${where}${global ? moves : ''}.`,
-    `${MANIFEST_FILE} lists every file with its SHA-256.`,
+    `${MANIFEST_FILE} lists every file with its SHA-256. In a signed release,`,
+    `${MANIFEST_FILE}.minisig beside it is the release key's signature of it:`,
+    'the installer checks it and says so (--require-signature refuses a bundle',
+    'without one). To check where the bundle came from, verify SHA256SUMS with',
+    'minisign and the key printed in the project README before unzipping.',
     '',
   ];
   if (!hasCli) {
