@@ -5,37 +5,31 @@
 // the project are snapshotted before and compared after. The corpus runs
 // in-process against the compiler's policies, and a sample runs through the
 // shipped gsd-tools (its built-in policy table) and `gsd-build install --zip`.
-import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { suite, assert } from '../../../compiler/test/harness.ts';
-import { allBundles, compile, emitBundles, REPO_ROOT } from '../../../compiler/pipeline.ts';
-import { bytesOf, serializeManifest, type BundleManifest as EmittedManifest } from '../../../compiler/emit/bundle-manifest.ts';
-import { landingPolicies } from '../../../compiler/targets/landing-policy.ts';
+import { REPO_ROOT } from '../../../compiler/pipeline.ts';
+import { serializeManifest, type BundleManifest as EmittedManifest } from '../../../compiler/emit/bundle-manifest.ts';
 import { zipTree } from '../../../compiler/release/release.ts';
 import type { VirtualTree } from '../../../compiler/emit/emit-bundle.ts';
 import { bundleFromFiles, MANIFEST_FILE, type BundleManifest } from '../install/bundle.ts';
 import { install, INSTALLED_FILE, uninstall, type Options } from '../install/install.ts';
 import { matchesPattern, type LandingPolicy } from '../install/landing.ts';
 import { tmpDir } from './helpers.ts';
+import { builtBundles, manifestOf, sha, snapshot, treeFiles, type Files } from './install-fixtures.ts';
 
 const s = suite('hostile zips');
 let bundles: Map<string, VirtualTree>;
 let policies: LandingPolicy[];
 
 s.before(async () => {
-  const compiled = await compile({ sourceDir: path.join(REPO_ROOT, 'source') });
-  bundles = emitBundles(compiled, allBundles(compiled.targets)).bundles;
-  policies = landingPolicies(compiled.targets);
+  ({ bundles, policies } = await builtBundles());
 });
 
-const sha = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
-type Files = Map<string, Uint8Array>;
 type Entry = EmittedManifest['files'][number];
+const filesOf = (key: string): Files => treeFiles(bundles.get(key)!);
 
-const filesOf = (key: string): Files => new Map([...bundles.get(key)!].map(([file, entry]) => [file, bytesOf(entry)]));
-const manifestOf = (files: Files) => JSON.parse(Buffer.from(files.get(MANIFEST_FILE)!).toString('utf8')) as EmittedManifest;
 
 /** A bundle edited as an attacker would: the manifest rewritten to stay self-consistent, so only the landing policy can stop it. */
 type Add = (file: string, text: string, extra?: Partial<Entry>) => void;
@@ -119,22 +113,6 @@ function zipCases(): ZipCase[] {
     at('cline: a hook dispatcher for an event the target does not map', 'cline/local', /outside them/, (_, add) => add('.clinerules/hooks/PreCommit', SHIM, { mode: '0755' })),
     at('opencode: the base changed to the project for a global bundle', 'opencode/global', /"base"/, (m) => { m.base = 'project'; }),
   ];
-}
-
-function snapshot(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (current: string) => {
-    for (const entry of fs.readdirSync(current, { withFileTypes: true })) {
-      const full = path.join(current, entry.name);
-      const mode = (fs.lstatSync(full).mode & 0o777).toString(8);
-      if (entry.isDirectory()) {
-        out.set(`${path.relative(dir, full)}/`, mode);
-        walk(full);
-      } else out.set(path.relative(dir, full), `${mode} ${sha(fs.readFileSync(full))}`);
-    }
-  };
-  walk(dir);
-  return out;
 }
 
 function scratch(): { home: string; project: string; options: (extra?: Partial<Options>) => Options } {

@@ -14,36 +14,30 @@
 // real SIGKILL at the Nth write. Then: configs GSD cannot merge safely are
 // refused with their line and column and nothing written, and concurrent
 // installs into one root serialise on its lock.
-import { createHash } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { suite, assert } from '../../../compiler/test/harness.ts';
-import { allBundles, compile, emitBundles, REPO_ROOT } from '../../../compiler/pipeline.ts';
-import { bytesOf, serializeManifest, type BundleManifest as EmittedManifest } from '../../../compiler/emit/bundle-manifest.ts';
-import { landingPolicies } from '../../../compiler/targets/landing-policy.ts';
 import type { VirtualTree } from '../../../compiler/emit/emit-bundle.ts';
-import { bundleFromFiles, MANIFEST_FILE, type BundleManifest } from '../install/bundle.ts';
+import { bundleFromFiles, type BundleManifest } from '../install/bundle.ts';
 import { install, INSTALLED_FILE, PATCHES_DIR, uninstall, type Options } from '../install/install.ts';
 import { crashAfterWrites, fsyncForTests, isCrash, LOCK_FILE, writesSoFar } from '../install/journal.ts';
 import type { LandingPolicy } from '../install/landing.ts';
 import { processStart } from '../core/lock.ts';
+import { builtBundles, manifestOf, nextRelease, sha, snapshot, treeFiles, type Files } from './install-fixtures.ts';
 
 const s = suite('install interruptions');
 let bundles: Map<string, VirtualTree>;
 let policies: LandingPolicy[];
 
 s.before(async () => {
-  const compiled = await compile({ sourceDir: path.join(REPO_ROOT, 'source') });
-  bundles = emitBundles(compiled, allBundles(compiled.targets)).bundles;
-  policies = landingPolicies(compiled.targets);
+  ({ bundles, policies } = await builtBundles());
 });
 
-type Files = Map<string, Uint8Array>;
-const sha = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
-const filesOf = (key: string): Files => new Map([...bundles.get(key)!].map(([file, entry]) => [file, bytesOf(entry)]));
-const manifestOf = (files: Files) => JSON.parse(Buffer.from(files.get(MANIFEST_FILE)!).toString('utf8')) as BundleManifest;
+const filesOf = (key: string): Files => treeFiles(bundles.get(key)!);
+/** Every file and folder under `dir`, without GSD's backups folder (kept on purpose). */
+const snapshotUser = (dir: string) => snapshot(dir, (_, name) => name === PATCHES_DIR);
 
 /** Scratch folders this file removes itself (the matrix makes hundreds, one at a time): in memory where there is a tmpfs, as the disk is shared. */
 const SCRATCH = fs.existsSync('/dev/shm') && fs.statSync('/dev/shm').isDirectory() ? '/dev/shm' : os.tmpdir();
@@ -51,38 +45,6 @@ function scratch(prefix: string): string {
   return fs.realpathSync(fs.mkdtempSync(path.join(SCRATCH, prefix)));
 }
 const drop = (...dirs: string[]) => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true }));
-
-/** A later release of the same bundle: VERSION changed, one reference dropped. */
-function nextRelease(files: Files): Files {
-  const next = new Map(files);
-  const manifest = manifestOf(files);
-  const version = `${manifest.root}/gsd-core/VERSION`;
-  const dropped = manifest.files.find((file) => !file.merge && file.path.includes('/references/'))!.path;
-  next.set(version, Buffer.from('9.9.9\n'));
-  next.delete(dropped);
-  const listed = manifest.files.filter((file) => file.path !== dropped).map((file) => (file.path === version ? { ...file, sha256: sha('9.9.9\n'), bytes: 6 } : file));
-  next.set(MANIFEST_FILE, Buffer.from(serializeManifest({ ...(manifest as unknown as EmittedManifest), version: '9.9.9', files: listed as EmittedManifest['files'] })));
-  return next;
-}
-
-/** Every file and folder under `dir` (path → mode and hash), without GSD's backups folder (kept on purpose). */
-function snapshot(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (current: string) => {
-    for (const entry of fs.readdirSync(current, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const full = path.join(current, entry.name);
-      const relative = path.relative(dir, full);
-      if (entry.name === PATCHES_DIR) continue;
-      const mode = (fs.lstatSync(full).mode & 0o777).toString(8);
-      if (entry.isDirectory()) {
-        out.set(`${relative}/`, mode);
-        walk(full);
-      } else out.set(relative, `${mode} ${sha(fs.readFileSync(full))}`);
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 function write(file: string, text: string, mode = 0o644): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -175,7 +137,7 @@ function scene(key: string): Scene {
     write(path.join(base, file.path), '#!/bin/sh\n# my own hook\necho mine\n', 0o755);
     force = true;
   }
-  return { key, files, manifest, home, project, base, root: path.join(base, manifest.root), before: { home: snapshot(home), project: snapshot(project) }, merged, force };
+  return { key, files, manifest, home, project, base, root: path.join(base, manifest.root), before: { home: snapshotUser(home), project: snapshotUser(project) }, merged, force };
 }
 
 const options = (sc: Scene, extra: Partial<Options> = {}): Options => ({ home: sc.home, cwd: sc.project, env: {}, now: new Date('2026-01-02T03:04:05Z'), policies, force: sc.force, ...extra });
@@ -191,7 +153,7 @@ function differences(sc: Scene, edited: boolean): string[] {
       expected.set(relative, `${mode} ${sha(userEdit(entry.format, entry.text))}`);
     }
   }
-  const actual = snapshot(sc.home);
+  const actual = snapshotUser(sc.home);
   const out: string[] = [];
   for (const [file, value] of expected) if (actual.get(file) !== value) out.push(`${actual.has(file) ? 'changed' : 'missing'}: ${file}`);
   for (const file of actual.keys()) if (!expected.has(file)) out.push(`left: ${file}`);
@@ -398,7 +360,7 @@ function refusedWithNothingWritten(key: string, file: string, text: string, expe
   const sc = scene(key);
   const target = path.join(sc.base, file);
   write(target, text);
-  const before = snapshot(sc.home);
+  const before = snapshotUser(sc.home);
   let message = '';
   try {
     install(bundleFromFiles(sc.files, key), options(sc));
@@ -406,7 +368,7 @@ function refusedWithNothingWritten(key: string, file: string, text: string, expe
     message = (error as Error).message;
   }
   assert.match(message, expect, `${key} ${JSON.stringify(text)}: ${message || 'installed'}`);
-  assert.equal(snapshot(sc.home), before, `${key}: something was written`);
+  assert.equal(snapshotUser(sc.home), before, `${key}: something was written`);
   drop(sc.home);
 }
 
@@ -511,11 +473,11 @@ s('should wait for a live lock holder, refuse after the bounded wait with a clea
   const live = `${process.pid}\n${processStart(process.pid) ?? '-'}\ntest-holder\n`;
   // Held by a live process (this one): refused after the wait, nothing changed.
   write(lock, live);
-  const before = snapshot(sc.home);
+  const before = snapshotUser(sc.home);
   const refusedRun = cli(sc, folder, ['install', '--local'], { GSD_INSTALL_LOCK_TIMEOUT_MS: '400' });
   assert.is(refusedRun.status, 1);
   assert.match(refusedRun.stderr, /another gsd-tools install or uninstall is working on .*\.claude .*lock held by live process \d+.*waited 0 s\. Run again when it has finished/);
-  assert.equal(snapshot(sc.home), before);
+  assert.equal(snapshotUser(sc.home), before);
   // Released while it waits: it goes on.
   const waiting = new Promise<{ status: number | null; stderr: string }>((resolve) => {
     const child = spawn(process.execPath, [path.join(folder, '.claude/gsd-core/bin/gsd-tools.cjs'), 'install', '--local'], { cwd: sc.project, env: { PATH: process.env.PATH ?? '', HOME: sc.home, GSD_NO_CODE_CACHE: '1', GSD_INSTALL_LOCK_TIMEOUT_MS: '20000' } });
@@ -563,10 +525,10 @@ s("should refuse to roll back a journal edited to name a path outside the target
     const journal = JSON.parse(fs.readFileSync(file, 'utf8'));
     edit(journal, sc);
     fs.writeFileSync(file, JSON.stringify(journal));
-    const before = snapshot(sc.home);
+    const before = snapshotUser(sc.home);
     for (const run of [() => install(bundleFromFiles(sc.files, sc.key), options(sc)), () => uninstall(sc.root, options(sc))]) {
       assert.throws(run, expect, name);
-      assert.equal(snapshot(sc.home), before, `${name}: something was touched`);
+      assert.equal(snapshotUser(sc.home), before, `${name}: something was touched`);
     }
     drop(sc.home);
   }

@@ -3,7 +3,6 @@
 // unrelated keys) and files: the user's bytes survive, a GSD file the user
 // edited is backed up before an update replaces it, and uninstall leaves the
 // exact tree that was there before, except the backup folder.
-import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,14 +10,13 @@ import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { suite, assert } from '../../../compiler/test/harness.ts';
-import { allBundles, compile, emitBundles, REPO_ROOT } from '../../../compiler/pipeline.ts';
-import { bytesOf, serializeManifest, type BundleManifest as EmittedManifest } from '../../../compiler/emit/bundle-manifest.ts';
+import { bytesOf } from '../../../compiler/emit/bundle-manifest.ts';
 import type { VirtualTree } from '../../../compiler/emit/emit-bundle.ts';
 import { bundleFromFiles, MANIFEST_FILE, type BundleManifest } from '../install/bundle.ts';
 import { install, INSTALLED_FILE, PATCHES_DIR, uninstall, type Options, type Report } from '../install/install.ts';
 import { mergeConfig, mergeJson, mergeToml, undoEdits, unmergeConfig, type MergeFormat } from '../install/merge.ts';
 import { tmpDir } from './helpers.ts';
-import { landingPolicies } from '../../../compiler/targets/landing-policy.ts';
+import { builtBundles, manifestOf, nextRelease, sha, snapshot, treeFiles } from './install-fixtures.ts';
 import type { LandingPolicy } from '../install/landing.ts';
 
 const s = suite('install');
@@ -26,47 +24,10 @@ let bundles: Map<string, VirtualTree>;
 let policies: LandingPolicy[];
 
 s.before(async () => {
-  const compiled = await compile({ sourceDir: path.join(REPO_ROOT, 'source') });
-  bundles = emitBundles(compiled, allBundles(compiled.targets)).bundles;
-  policies = landingPolicies(compiled.targets);
+  ({ bundles, policies } = await builtBundles());
 });
 
-const sha = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
-const filesOf = (tree: VirtualTree) => new Map([...tree].map(([file, entry]) => [file, bytesOf(entry)]));
-const manifestOf = (files: Map<string, Uint8Array>) => JSON.parse(Buffer.from(files.get(MANIFEST_FILE)!).toString('utf8')) as BundleManifest;
-
-/** The same bundle as a later release: one file changed, one dropped, the version bumped. */
-function nextRelease(files: Map<string, Uint8Array>, drop: string): Map<string, Uint8Array> {
-  const next = new Map(files);
-  const manifest = manifestOf(files);
-  const version = `${manifest.root}/gsd-core/VERSION`;
-  next.set(version, Buffer.from('9.9.9\n'));
-  next.delete(drop);
-  const listed = manifest.files
-    .filter((file) => file.path !== drop)
-    .map((file) => (file.path === version ? { ...file, sha256: sha('9.9.9\n'), bytes: 6 } : file));
-  next.set(MANIFEST_FILE, Buffer.from(serializeManifest({ ...(manifest as unknown as EmittedManifest), version: '9.9.9', files: listed as EmittedManifest['files'] })));
-  return next;
-}
-
-/** Every file and folder under `dir`: path → mode and content hash. */
-function snapshot(dir: string, skip: (relative: string) => boolean = () => false): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (current: string) => {
-    for (const entry of fs.readdirSync(current, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const full = path.join(current, entry.name);
-      const relative = path.relative(dir, full);
-      if (skip(relative)) continue;
-      const mode = (fs.lstatSync(full).mode & 0o777).toString(8);
-      if (entry.isDirectory()) {
-        out.set(`${relative}/`, mode);
-        walk(full);
-      } else out.set(relative, `${mode} ${sha(fs.readFileSync(full))}`);
-    }
-  };
-  walk(dir);
-  return out;
-}
+const filesOf = treeFiles;
 
 function write(file: string, text: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
