@@ -40,9 +40,11 @@ export interface CliResult {
 
 /** Runs the real CLI as a user would, from the repository root unless told otherwise. */
 export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string>; umask?: string } = {}): CliResult {
+  // The IR as JSON is past spawnSync's default 1 MiB buffer, which would cut it short.
+  const spawnOptions = { cwd: options.cwd ?? REPO_ROOT, env: { ...process.env, ...options.env }, encoding: 'utf8' as const, maxBuffer: 64 * 1024 * 1024 };
   const command = options.umask
-    ? spawnSync('sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, BIN, ...args], { cwd: options.cwd ?? REPO_ROOT, env: { ...process.env, ...options.env }, encoding: 'utf8' })
-    : spawnSync(process.execPath, [BIN, ...args], { cwd: options.cwd ?? REPO_ROOT, env: { ...process.env, ...options.env }, encoding: 'utf8' });
+    ? spawnSync('sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, BIN, ...args], spawnOptions)
+    : spawnSync(process.execPath, [BIN, ...args], spawnOptions);
   return { status: command.status ?? -1, stdout: command.stdout, stderr: command.stderr };
 }
 
