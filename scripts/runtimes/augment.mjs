@@ -18,7 +18,7 @@
 //     about hook entries it ignores and hooks that fail or time out; print
 //     mode only says "Some plugin hooks use unsupported configuration.", and a
 //     hook that fails is shown as "Failed with non-blocking status code".
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const version = '0.36.0';
@@ -71,7 +71,12 @@ async function commandList(ctx) {
 
 async function session(ctx) {
   const guarded = ctx.expected.hooks.length > 0;
-  if (guarded) writeFileSync(path.join(ctx.box.project, '.secrets'), 'API_KEY=not-a-real-key\n');
+  if (guarded) {
+    writeFileSync(path.join(ctx.box.project, '.secrets'), 'API_KEY=not-a-real-key\n');
+    // The commit check is opt-in (hooks.conventional_commits): this project turns it on.
+    mkdirSync(path.join(ctx.box.project, '.planning'), { recursive: true });
+    writeFileSync(path.join(ctx.box.project, '.planning', 'config.json'), '{ "hooks": { "conventional_commits": true } }\n');
+  }
   const stub = ctx.stub({
     augmentFlags: { beachhead_enable_sub_agent_tool: true, enable_hooks: true },
     ...(guarded ? { toolCalls: GUARDED_CALLS.map(({ name, input }) => ({ name, arguments: JSON.stringify(input) })) } : {}),
@@ -172,14 +177,14 @@ export default {
       const config = JSON.parse(readFileSync(settings, 'utf8'));
       config.hooks.BeforeEverything = [{ hooks: [{ type: 'command', command: 'true' }] }];
       // The commit check's script is missing: node exits 1, which Auggie treats as "go ahead".
-      writeFileSync(settings, JSON.stringify(config, null, 2).replace('gsd-validate-commit.js', 'gsd-missing.js'));
+      writeFileSync(settings, JSON.stringify(config, null, 2).replace('gsd-validate-commit.cjs', 'gsd-missing.cjs'));
       return [
         new RegExp(`skills ${command.name}:.*auggie command list`),
         new RegExp(`agents ${agent.name}:`),
         /auggie\.log: .*'HookConfigLoader': Zod validation warnings for \S*\.augment\/settings\.json/,
         /auggie --print: Some plugin hooks use unsupported configuration/,
         // Its own failure, or (while the bundle's timeouts are seconds) the kill that comes first.
-        /auggie --print: Failed with non-blocking status code 1|hooks: Auggie killed .*gsd-missing\.js/,
+        /auggie --print: Failed with non-blocking status code 1|hooks: Auggie killed .*gsd-missing\.cjs/,
         /hook runs: launch-process .* was not refused/,
       ];
     },

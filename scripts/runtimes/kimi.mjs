@@ -20,7 +20,7 @@
 //     line. (An invalid config.toml is not logged: at run time Kimi Code just
 //     runs no hook, which is why doctor runs first.)
 // Kimi Code reads hooks from the user config only, so the local scope has none.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const version = '2.1.0';
@@ -65,7 +65,12 @@ function agentTypes(description) {
 
 async function session(ctx) {
   const guarded = ctx.expected.hooks.length > 0;
-  if (guarded) writeFileSync(path.join(ctx.box.project, '.secrets'), 'API_KEY=not-a-real-key\n');
+  if (guarded) {
+    writeFileSync(path.join(ctx.box.project, '.secrets'), 'API_KEY=not-a-real-key\n');
+    // The commit check is opt-in (hooks.conventional_commits): this project turns it on.
+    mkdirSync(path.join(ctx.box.project, '.planning'), { recursive: true });
+    writeFileSync(path.join(ctx.box.project, '.planning', 'config.json'), '{ "hooks": { "conventional_commits": true } }\n');
+  }
   const stub = ctx.stub({ port: STUB_PORT, ...(guarded ? { toolCalls: GUARDED_CALLS.map(({ name, arguments: args }) => ({ name, arguments: args })) } : {}) });
   const acp = ctx.session(kimi(ctx, 'acp'), { stub });
   await acp.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
