@@ -247,19 +247,8 @@ interface Literals {
   root: Int32Array;
 }
 
-interface Compiled {
+interface Compiled extends Omit<Machine, 'accept' | 'window'> {
   states: PState[];
-  /** Token ids of the words rules name. */
-  vocab: Map<string, number>;
-  /** Token ids of the prefixes rules name, by their first three characters. */
-  prefixVocab: Map<string, [string, number][]>;
-  /** Per token id: the states with an edge on it, and where each edge goes. */
-  bySource: Int32Array[];
-  byTargets: number[][][];
-  /** Per rule: word sequences (alternatives per position) that, right before a match, make it a description. */
-  except: Set<string>[][][];
-  /** Literal Aho-Corasick automaton. */
-  ac: Literals;
   /** One near-miss prefix per phrase pattern and literal, for the padding tests. */
   prefixes: Map<string, string[]>;
   langs: Map<string, Set<string>>;
@@ -456,11 +445,16 @@ function literalAutomaton(): Literals {
 interface Machine {
   accept: Int32Array;
   window: Int32Array;
+  /** Token ids of the words rules name. */
   vocab: Map<string, number>;
+  /** Token ids of the prefixes rules name, by their first three characters. */
   prefixVocab: Map<string, [string, number][]>;
+  /** Per token id: the states with an edge on it, and where each edge goes. */
   bySource: Int32Array[];
   byTargets: number[][][];
+  /** Per rule: word sequences (alternatives per position) that, right before a match, make it a description. */
   except: Set<string>[][][];
+  /** Literal Aho-Corasick automaton. */
   ac: Literals;
 }
 

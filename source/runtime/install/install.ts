@@ -507,15 +507,7 @@ export function planInstall(bundle: Bundle, options: Options, rootDirs: readonly
       report.files.kept.push(show(before.dest));
       continue;
     }
-    const original = before.original ? originalBytes(placement.root, before.original) : null;
-    if (original) {
-      plan.writes.push({ dest: before.dest, bytes: original, mode: modeOf(before.dest), kind: 'file', path: before.path });
-      report.notes.push(`${show(before.dest)}: your own file (replaced with --force) is put back`);
-    } else {
-      if (before.original) report.notes.push(`${show(before.dest)}: your own file that --force replaced cannot be put back (its backup ${before.original.backup} is gone or changed)`);
-      plan.removals.push({ dest: before.dest, kind: 'file', path: before.path });
-    }
-    report.files.removed.push(show(before.dest));
+    takeBack(plan, before, before.original ? originalBytes(placement.root, before.original) : null, show);
   }
   for (const before of previousConfig.values()) planConfigRemoval(plan, before, show);
   report.backedUp = plan.backups.map((backup) => backup.display);
@@ -569,6 +561,18 @@ function planConfig(plan: Plan, file: string, dest: string, format: MergeFormat,
   if (merged.text !== current) plan.writes.push({ dest, bytes: Buffer.from(merged.text, 'utf8'), mode: current === null ? 0o644 : modeOf(dest), kind: 'config', path: file, format });
   plan.report.config.push({ path: label, action: current === null ? 'created' : merged.text === current ? 'unchanged' : before ? 'updated' : 'merged' });
   return { path: file, dest, format, created, sha256: sha256(merged.text), edits: merged.edits, added: merged.added };
+}
+
+/** A GSD file leaves (uninstall, or a release that dropped it): the user's own file that --force replaced is put back, else the file is removed. */
+function takeBack(plan: Plan, file: InstalledFile, original: Buffer | null, show: (dest: string) => string): void {
+  if (original) {
+    plan.writes.push({ dest: file.dest, bytes: original, mode: modeOf(file.dest), kind: 'file', path: file.path });
+    plan.report.notes.push(`${show(file.dest)}: your own file (replaced with --force) is put back`);
+  } else {
+    if (file.original) plan.report.notes.push(`${show(file.dest)}: your own file that --force replaced cannot be put back (its backup ${file.original.backup} is gone or changed)`);
+    plan.removals.push({ dest: file.dest, kind: 'file', path: file.path });
+  }
+  plan.report.files.removed.push(show(file.dest));
 }
 
 function planConfigRemoval(plan: Plan, before: InstalledConfig, show: (dest: string) => string): void {
@@ -634,14 +638,7 @@ export function planUninstall(root: string, options: Pick<Options, 'now' | 'dryR
     }
     const hash = sha256(current);
     if (hash !== file.sha256) plan.backups.push({ from: file.dest, bytes: current, display: show(file.dest), installed: file.sha256, current: hash });
-    if (original) {
-      plan.writes.push({ dest: file.dest, bytes: original, mode: modeOf(file.dest), kind: 'file', path: file.path });
-      report.notes.push(`${show(file.dest)}: your own file (replaced with --force) is put back`);
-    } else {
-      if (file.original) report.notes.push(`${show(file.dest)}: your own file that --force replaced cannot be put back (its backup ${file.original.backup} is gone or changed)`);
-      plan.removals.push({ dest: file.dest, kind: 'file', path: file.path });
-    }
-    report.files.removed.push(show(file.dest));
+    takeBack(plan, file, original, show);
   }
   for (const entry of installed.config) planConfigRemoval(plan, entry, show);
   report.backedUp = plan.backups.map((backup) => backup.display);
