@@ -22,8 +22,6 @@ import { checkCodeCommands, checkCommandCells, shippedCommandNames } from './che
 import { isConfigKey } from '../source/runtime/config/config.ts';
 import { emitBundle, type GeneratedFile, type VirtualTree } from './emit/emit-bundle.ts';
 import { loadTargets } from './targets/load-targets.ts';
-import { landingPolicies } from './targets/landing-policy.ts';
-import type { LandingPolicy } from '../source/runtime/install/landing.ts';
 import { SCOPE_IDS, type ScopeId, type Target } from './targets/target-types.ts';
 import vocabularyData from './data/when-vocabulary.json' with { type: 'json' };
 
@@ -87,14 +85,13 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     ...checkCodeCommands(files, codeRoots(layout), shippedCommandNames(ir.nodes)),
     ...checkCommandCells(ir.nodes, new Set([...shippedCommandNames(ir.nodes), ...ir.nodes.filter((node) => node.kind === 'agent').map((node) => node.name), ...hooks.map((hook) => hook.id)])),
   );
-  // The installer carries the landing policies of the targets these bundles are built for.
-  const built = await buildGenerated(options.sourceDir, landingPolicies(targets));
+  const built = await buildGenerated(options.sourceDir);
   const generated: GeneratedFile[] = [
     // Built programs (a shebang line) are executables: mode 0755 in bundles and zips.
     ...built.map((file) => (startsWithShebang(file.contents) ? { ...file, executable: true } : file)),
-    ...assets.map((asset) => ({ path: asset.path, contents: asset.bytes, ...(isScript(asset.path) ? { executable: true } : {}) })),
+    ...assets.map((asset) => ({ path: asset.path, contents: asset.bytes, verbatim: true as const, ...(isScript(asset.path) ? { executable: true } : {}) })),
     // A corpus without a build step ships its hook scripts as written.
-    ...(built.length > 0 ? [] : ir.nodes.filter((node) => node.kind === 'hook').map((node) => ({ path: `hooks/${node.path.split('/').pop()}`, contents: node.text, executable: true }))),
+    ...(built.length > 0 ? [] : ir.nodes.filter((node) => node.kind === 'hook').map((node) => ({ path: `hooks/${node.path.split('/').pop()}`, contents: node.text, executable: true, verbatim: true as const }))),
   ];
   return {
     layout: layout.name,
@@ -144,13 +141,13 @@ export function emitBundles(compiled: Compiled, selections: readonly BundleSelec
 }
 
 /** Files built from the corpus's TypeScript (runtime CLI, hooks), when it has any. */
-async function buildGenerated(sourceDir: string, policies: readonly LandingPolicy[]): Promise<GeneratedFile[]> {
+async function buildGenerated(sourceDir: string): Promise<GeneratedFile[]> {
   const builder = path.join(sourceDir, 'runtime', 'build.ts');
   if (!existsSync(builder)) return [];
   const module = (await import(pathToFileURL(path.resolve(builder)).href)) as {
-    bundleRuntime?: (options: { policies: readonly LandingPolicy[] }) => Promise<GeneratedFile[]> | GeneratedFile[];
+    bundleRuntime?: () => Promise<GeneratedFile[]> | GeneratedFile[];
   };
-  return module.bundleRuntime ? [...(await module.bundleRuntime({ policies }))] : [];
+  return module.bundleRuntime ? [...(await module.bundleRuntime())] : [];
 }
 
 async function packageVersion(): Promise<string> {

@@ -57,8 +57,9 @@ export function checkEmittedPaths(
 ): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   for (const [path, file] of tree) {
-    // Only text rendered from the corpus: the runtime CLI and hooks are runtime-neutral code, never rewritten.
-    if (typeof file.contents !== 'string' || file.source === undefined) continue;
+    // Every text file, built code included (the runtime CLI and hooks are the same in every bundle, so
+    // they must name no runtime's root); not corpus files shipped byte for byte, which nothing rewrites.
+    if (typeof file.contents !== 'string' || file.verbatim) continue;
     const text = file.contents;
     for (const match of text.matchAll(roots.pattern)) {
       const lineStart = text.lastIndexOf('\n', match.index - 1) + 1;
@@ -66,15 +67,24 @@ export function checkEmittedPaths(
       const line = text.slice(lineStart, lineEnd === -1 ? text.length : lineEnd);
       const column = match.index - lineStart;
       if (allowed.some((pattern) => [...line.matchAll(new RegExp(pattern.source, 'g'))].some((hit) => hit.index <= column && column < hit.index + hit[0].length))) continue;
+      // A folder this bundle itself places files in (Codex's skills live under .agents/, Antigravity's root) is its own.
+      if (placesUnder(tree, match[0])) continue;
       const token = wordAround(line, column);
       const lineNumber = countLines(text, match.index);
-      const origin = sourcePosition(nodesByPath.get(file.source), token.text);
+      const origin = file.source === undefined ? " (built code)" : sourcePosition(nodesByPath.get(file.source), token.text);
       diagnostics.push(
         diagnostic(`${bundle}/${path}`, lineNumber, token.column, 'emit-foreign-path', `expected paths under this bundle's own root, found "${token.text}" (a root of ${roots.ownerOf(match[0])})${origin}`),
       );
     }
   }
   return diagnostics;
+}
+
+/** Whether some file of the bundle lies under the matched root-relative path. */
+function placesUnder(tree: VirtualTree, matched: string): boolean {
+  const folder = matched.replace(/^(?:~\/|\$HOME\/|\.\/)/, '');
+  for (const file of tree.keys()) if (file.startsWith(folder)) return true;
+  return false;
 }
 
 function countLines(text: string, offset: number): number {

@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import { compareText } from '../diagnostics.ts';
 import type { ScopeId, Target } from '../targets/target-types.ts';
-import type { MergeFormat, TreeFile, VirtualTree } from './emit-bundle.ts';
+import type { MergeFormat } from '../../source/runtime/install/landing.ts';
+import type { TreeFile, VirtualTree } from './emit-bundle.ts';
 
 export const MANIFEST_FILE = 'gsd-file-manifest.json';
 export const README_FILE = 'README.txt';

@@ -12,6 +12,10 @@ import { renderRoot, renderString, renderText, type RenderContext } from './rend
 import { nestRouterTable, routedCommands } from './nest-routers.ts';
 import { EXECUTABLE_HOOK_FORMATS, HOOK_FORMATS, HOOK_MERGE_FORMATS, hookFiles, runtimeHooks } from './hook-formats.ts';
 import { addBundleManifest } from './bundle-manifest.ts';
+import { BUNDLE_FACTS_FILE } from '../../source/runtime/core/bundle-facts.ts';
+import { bundleFactsText } from './bundle-facts.ts';
+import { CONFIG_MERGE_FORMATS } from '../targets/landing-policy.ts';
+import type { MergeFormat } from '../../source/runtime/install/landing.ts';
 import type { HookEntry } from '../load/load-hooks.ts';
 
 export interface TreeFile {
@@ -21,11 +25,12 @@ export interface TreeFile {
   source?: string;
   /** Built code (runtime CLI, hooks): goldens keep its digest, not its text. */
   generated?: boolean;
+  /** A corpus file shipped byte for byte (an asset, a hook script with no build step): never rewritten, so not leak-checked. */
+  verbatim?: boolean;
   /** A file shared with the user: the installer merges GSD's entries into theirs in this format. */
   merge?: MergeFormat;
 }
 
-export type MergeFormat = 'json' | 'toml' | 'yaml' | 'markdown';
 
 /** Bundle-relative POSIX path → file, in sorted order. */
 export type VirtualTree = Map<string, TreeFile>;
@@ -35,6 +40,8 @@ export interface GeneratedFile {
   path: string;
   contents: string | Uint8Array;
   executable?: boolean;
+  /** Shipped as the corpus has it, not built from its code. */
+  verbatim?: true;
 }
 
 export interface EmitInput {
@@ -82,12 +89,13 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
   }
   put(at('{root}/gsd-core/workflows/section-manifest.json'), `${JSON.stringify(buildSectionManifest(ir.nodes), null, 2)}\n`);
   put(at('{root}/gsd-core/VERSION'), `${version}\n`);
+  put(at(`{root}/gsd-core/${BUNDLE_FACTS_FILE}`), bundleFactsText(target.definition, scopeId, version));
   for (const file of generated) {
     // Hook scripts go where the runtime's hook surface says, and only to runtimes that run hooks.
     const hookScript = file.path.startsWith('hooks/');
     if (hookScript && !scope.hooks) continue;
     const destination = hookScript ? at(scope.hooks!.scripts, { file: file.path.slice('hooks/'.length) }) : at(`{root}/${file.path}`);
-    put(destination, file.contents, file.executable ? { executable: true, generated: true } : { generated: true });
+    put(destination, file.contents, { generated: true, ...(file.executable ? { executable: true } : {}), ...(file.verbatim ? { verbatim: true } : {}) });
   }
   if (scope.hooks && hooks.length > 0) {
     const registered = runtimeHooks(hooks, scope.hooks, target.definition.toolMaps ?? {}, hookScriptName);
@@ -168,9 +176,6 @@ function renderCommand(command: IrNode, surface: CommandSurface, target: Target,
 function fence(yaml: string): string {
   return yaml ? `---\n${yaml}---\n` : '';
 }
-
-/** How the installer treats each config format: merged into the user's file, or (file) owned outright. */
-export const CONFIG_MERGE_FORMATS: Record<ConfigFile['format'], MergeFormat | null> = { json: 'json', toml: 'toml', markdown: 'markdown', file: null };
 
 function renderConfig(config: ConfigFile, target: Target): string {
   switch (config.format) {

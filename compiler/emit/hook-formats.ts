@@ -7,7 +7,7 @@ import type { HookEntry } from '../load/load-hooks.ts';
 import type { HookSurface, ToolMap } from '../targets/target-types.ts';
 import { mapTools } from './render-frontmatter.ts';
 import { clineHookScript } from './hook-format-cline.ts';
-import type { MergeFormat } from './emit-bundle.ts';
+import type { MergeFormat } from '../../source/runtime/install/landing.ts';
 
 /** A hook as one runtime sees it: its event and matcher mapped, its command line built. */
 export interface RuntimeHook {

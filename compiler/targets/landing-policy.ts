@@ -5,10 +5,12 @@
 // registrations that are GSD's own files, hook scripts) plus GSD's own folder
 // under the root; merged files are the config files the definition shares
 // with the user, in the format it merges them in.
-import { CONFIG_MERGE_FORMATS } from '../emit/emit-bundle.ts';
 import { EXECUTABLE_HOOK_FORMATS, HOOK_MERGE_FORMATS } from '../emit/hook-formats.ts';
-import type { LandingPolicy, OwnedPattern } from '../../source/runtime/install/landing.ts';
-import { SCOPE_IDS, type ScopeId, type Target, type TargetDefinition } from './target-types.ts';
+import type { LandingPolicy, MergeFormat, OwnedPattern } from '../../source/runtime/install/landing.ts';
+import { SCOPE_IDS, type ConfigFile, type ScopeId, type Target, type TargetDefinition } from './target-types.ts';
+
+/** How the installer treats each config format: merged into the user's file, or (file) owned outright. */
+export const CONFIG_MERGE_FORMATS: Record<ConfigFile['format'], MergeFormat | null> = { json: 'json', toml: 'toml', markdown: 'markdown', file: null };
 
 /** The runtime CLI, the one executable file in GSD's own folder. */
 const CLI_PATH = 'gsd-core/bin/gsd-tools.cjs';

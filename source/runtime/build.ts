@@ -17,7 +17,6 @@ import AjvModule from 'ajv';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import { AJV_OPTIONS, stripDocs } from './config/ajv-options.ts';
 import { TABLE } from './cli/table.ts';
-import type { LandingPolicy } from './install/landing.ts';
 
 export interface BundledFile {
   /** Bundle-relative POSIX path. */
@@ -160,42 +159,17 @@ export async function loadHookEntries(): Promise<HookEntry[]> {
   return JSON.parse(text) as HookEntry[];
 }
 
-const memo = new Map<string, Promise<BundledFile[]>>();
+let memo: Promise<BundledFile[]> | undefined;
 
 /**
- * Bundle gsd-tools and every hook. `policies` are the landing policies the
- * installer carries (compiler/targets/landing-policy.ts; the compiler passes
- * those of the targets it loaded); without them, those of this repository's
- * targets/. The result is memoised per policy table for the process; pass
+ * Bundle gsd-tools and every hook. The code is the same for every bundle;
+ * what differs per bundle is data the compiler writes beside it
+ * (gsd-core/bin/runtime.json). Memoised for the process; pass
  * `{ fresh: true }` to rebuild after sources change.
  */
-export function bundleRuntime(opts: { fresh?: boolean; policies?: readonly LandingPolicy[] } = {}): Promise<BundledFile[]> {
-  const key = opts.policies ? JSON.stringify(opts.policies) : '';
-  let built = memo.get(key);
-  if (!built || opts.fresh) {
-    built = (async () => bundleAll(opts.policies ?? (await repositoryPolicies())))();
-    memo.set(key, built);
-  }
-  return built;
-}
-
-/** The landing policies of the targets beside this source tree (tests and benchmarks call bundleRuntime without any). */
-async function repositoryPolicies(): Promise<LandingPolicy[]> {
-  const { loadTargets } = await import('../../compiler/targets/load-targets.ts');
-  const { landingPolicies } = await import('../../compiler/targets/landing-policy.ts');
-  const { targets, diagnostics } = await loadTargets();
-  if (diagnostics.length > 0) throw new Error(`bundling gsd-install: the target definitions have errors (${diagnostics.length}); run gsd-build to see them`);
-  return landingPolicies(targets);
-}
-
-/** The installer's landing-table.ts, replaced by the policies it is built with. */
-function landingTable(policies: readonly LandingPolicy[]): Plugin {
-  return {
-    name: 'gsd-landing-table',
-    setup(b) {
-      b.onLoad({ filter: /[\\/]install[\\/]landing-table\.ts$/ }, () => ({ contents: `export const LANDING_POLICIES = ${JSON.stringify(policies)};`, loader: 'js' }));
-    },
-  };
+export function bundleRuntime(opts: { fresh?: boolean } = {}): Promise<BundledFile[]> {
+  if (!memo || opts.fresh) memo = bundleAll();
+  return memo;
 }
 
 /**
@@ -284,7 +258,7 @@ ${payload}
 `;
 }
 
-async function bundleAll(policies: readonly LandingPolicy[]): Promise<BundledFile[]> {
+async function bundleAll(): Promise<BundledFile[]> {
   const validator = await configValidatorSource();
   const code = await one(
     {
@@ -315,7 +289,7 @@ async function bundleAll(policies: readonly LandingPolicy[]): Promise<BundledFil
       // cannot follow, and a CommonJS package (yaml's node entry) would carry its path relative
       // to this tree into the output, so the same sources would bundle differently elsewhere.
       mainFields: ['module', 'main'],
-      plugins: [...runtimePlugins(validator), yamlEsm, landingTable(policies)],
+      plugins: [...runtimePlugins(validator), yamlEsm],
     },
     'gsd-install',
   );

@@ -38,7 +38,6 @@ export interface CommandSpec {
 export interface CommandTable {
   version: 1;
   program: 'gsd-tools';
-  invocation?: string;
   globalFlags: Record<string, FlagSpec>;
   aliases: Record<string, string[]>;
   reasons: Record<string, string>;

@@ -25,6 +25,7 @@ import {
   type JsonMap,
 } from '../config/config.ts';
 import { resolveModel } from '../config/models.ts';
+import { runtimeOf } from '../core/bundle-facts.ts';
 import { isForbiddenKey } from '../core/json.ts';
 import { confine } from '../core/paths.ts';
 import type { Handler } from '../main.ts';
@@ -104,7 +105,7 @@ export const configSet: Handler = (inv, ctx: Ctx) => {
 
 export const resolveModelCmd: Handler = (inv, ctx: Ctx) => {
   const cfg = loadConfig(ctx, { optionalProject: true });
-  const runtime = ctx.env.GSD_RUNTIME ?? (typeof cfg.resolved.runtime === 'string' ? cfg.resolved.runtime : undefined);
+  const runtime = runtimeOf(ctx.env, cfg.resolved.runtime, ctx.coreDir);
   const answer = resolveModel(inv.args.agent!, cfg.resolved, runtime);
   return { data: answer, raw: answer.model };
 };

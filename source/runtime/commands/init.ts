@@ -11,6 +11,7 @@ import type { YamlMap } from '../md/frontmatter.ts';
 import { currentFrontmatter, healWarning, parseStateHealing } from '../planning/state.ts';
 import { loadConfig, getPath, type JsonMap } from '../config/config.ts';
 import { resolveModel } from '../config/models.ts';
+import { readBundleFacts, runtimeOf } from '../core/bundle-facts.ts';
 import { phaseInfo, phaseDocs, roadmapFor, stateMilestone, verificationStatus, type PhaseInfo } from '../planning/phase-info.ts';
 import { comparePhase, diskStatus, displayPhase, findPhaseDir, isSentinel, listPhaseDirs, scanPhase, slugify } from '../planning/phases.ts';
 import { countedPhases, type Roadmap } from '../planning/roadmap.ts';
@@ -197,7 +198,8 @@ function isMonorepo(root: string): boolean {
 
 const PACKAGE_FILES = ['package.json', 'pyproject.toml', 'requirements.txt', 'setup.py', 'Cargo.toml', 'go.mod', 'pom.xml', 'build.gradle', 'build.gradle.kts', 'Gemfile', 'composer.json', 'mix.exs', 'deno.json', 'CMakeLists.txt', 'Makefile'];
 const CODE_EXT = /\.(ts|tsx|js|jsx|mjs|cjs|py|rb|go|rs|java|kt|swift|c|cc|cpp|h|hpp|cs|php|ex|exs|scala|vue|svelte|dart|lua|sh)$/;
-const SKIP_DIRS = new Set(['node_modules', '.git', '.planning', 'dist', 'build', 'vendor', '.venv', 'venv', 'target', '.next', '.claude', '.codex']);
+// Every dot-folder is skipped too (.git, .planning, each runtime's own folder).
+const SKIP_DIRS = new Set(['node_modules', 'dist', 'build', 'vendor', 'venv', 'target']);
 
 function hasCode(root: string): boolean {
   let budget = 400;
@@ -568,7 +570,13 @@ function installPart(ic: InitContext) {
     }
   }
   const patches = path.join(root, 'gsd-local-patches');
+  const { facts, problem } = readBundleFacts(ic.ctx.coreDir);
+  if (problem) ic.ctx.warn(problem);
+  const instructions = getPath(ic.resolved, 'claude_md_path');
   return {
+    runtime: facts?.target ?? null,
+    // The project's instruction file for this runtime (CLAUDE.md, AGENTS.md, ...); claude_md_path overrides it.
+    instruction_file: typeof instructions === 'string' && instructions ? instructions : facts ? `./${facts.instructionFile}` : null,
     install_root: root,
     installed: installed !== null,
     installed_version: typeof installed?.version === 'string' ? installed.version : null,
@@ -603,7 +611,7 @@ const init: Handler = (inv, ctx) => {
   if (!spec) throw new CliError('unknown-command', `init ${workflow} has no table row`);
   const ic = new InitContext(ctx, inv, workflow);
   const resolved = ic.resolved;
-  const runtime = ctx.env.GSD_RUNTIME ?? (typeof resolved.runtime === 'string' ? resolved.runtime : 'claude');
+  const runtime = runtimeOf(ctx.env, resolved.runtime, ctx.coreDir);
   const out: Record<string, unknown> = { workflow };
   for (const [key, agent] of Object.entries(spec.models)) out[`${key}_model`] = resolveModel(agent, resolved, runtime).model;
   out.commit_docs = resolved.commit_docs;

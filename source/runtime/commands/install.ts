@@ -10,6 +10,7 @@ import { bundleFromDir, checkManifest, findBundleDir, MANIFEST_FILE, sha256 } fr
 import { hasInstallState, install, INSTALLED_FILE, resolvePlacement, uninstall, type Report } from '../install/install.ts';
 import { checkBundleSignature, MANIFEST_SIGNATURE_FILE, pinnedKey, type PublicKey, type SignatureReport } from '../install/signature.ts';
 import type { Invocation } from '../cli/parse.ts';
+import { ownLandingPolicies } from '../core/bundle-facts.ts';
 
 function scopeOf(inv: Invocation): 'global' | 'local' | undefined {
   if (inv.flags['--global'] && inv.flags['--local']) throw usage('pass --global or --local, not both');
@@ -55,6 +56,7 @@ const installHandler: Handler = (inv, ctx) => {
     cwd: ctx.cwd,
     env: ctx.env,
     now: ctx.now(),
+    policies: ownLandingPolicies(ctx.coreDir),
     ...optionsOf(inv),
   });
   const data = signature ? { ...report, signature } : report;
@@ -101,7 +103,7 @@ const uninstallHandler: Handler = (inv, ctx) => {
     if (options.scope && options.scope !== manifest.scope) throw usage(`this is the ${manifest.scope} bundle; --${options.scope} needs the ${options.scope} bundle`);
     root = resolvePlacement(manifest, { home: homeOf(ctx.env), cwd: ctx.cwd, env: ctx.env, ...(options.configDir !== undefined ? { configDir: options.configDir } : {}) }).root;
   }
-  const report = uninstall(root, { now: ctx.now(), dryRun: options.dryRun });
+  const report = uninstall(root, { now: ctx.now(), dryRun: options.dryRun, policies: ownLandingPolicies(ctx.coreDir) });
   return { data: report, raw: summary(report) };
 };
 

@@ -157,22 +157,51 @@ function liveGitUnder(dirs: string[]): boolean {
   return false;
 }
 
-export type IndexLockState = { state: 'free'; recovered?: { ageMs: number } } | { state: 'busy'; file: string; ageMs: number; message: string };
+export type IndexLockState = { state: 'free'; recovered?: { file: string; ageMs: number }[] } | { state: 'busy'; file: string; ageMs: number; message: string };
 
 /**
- * Make sure git's index.lock of `info` is not in the way. Call only while
- * holding the repository lock, so no GSD-started git is running in this
- * checkout. A lock present is waited for (up to GSD_INDEX_LOCK_WAIT_MS,
- * default 10 s); it is removed only when it is older than
- * GSD_INDEX_LOCK_STALE_MS (default 30 s) and, on Linux, no git process has its
- * cwd in this checkout. Limits: elsewhere the age is the only test, so a
- * foreign git (an editor's, a terminal's) that keeps index.lock longer than the
- * bound without being visible to us could lose its lock.
+ * The lock files a commit in `info` needs free: the index's, HEAD's and the
+ * current branch's ref (`refs/heads/<branch>.lock`, in the common dir that
+ * worktrees share). A git killed mid-commit leaves any of them behind.
+ */
+export function commitLockFiles(info: RepoInfo): string[] {
+  const files = [path.join(info.gitDir, 'index.lock'), path.join(info.gitDir, 'HEAD.lock')];
+  let head = '';
+  try {
+    head = fs.readFileSync(path.join(info.gitDir, 'HEAD'), 'utf8').trim();
+  } catch {
+    return files;
+  }
+  const ref = head.startsWith('ref: refs/heads/') ? head.slice('ref: '.length) : '';
+  // Only a plain branch name: nothing that could point outside refs/heads/.
+  if (ref && ref.split('/').every((part) => part !== '' && part !== '.' && part !== '..' && !part.endsWith('.lock'))) files.push(path.join(info.commonDir, ...ref.split('/')) + '.lock');
+  return files;
+}
+
+/**
+ * Make sure none of git's commit locks of `info` is in the way (index.lock
+ * first). Call only while holding the repository lock, so no GSD-started git
+ * is running in this checkout. A lock present is waited for (up to
+ * GSD_INDEX_LOCK_WAIT_MS, default 10 s); it is removed only when it is older
+ * than GSD_INDEX_LOCK_STALE_MS (default 30 s) and, on Linux, no git process has
+ * its cwd in this checkout. Limits: elsewhere the age is the only test, so a
+ * foreign git (an editor's, a terminal's) that keeps a lock longer than the
+ * bound without being visible to us could lose it.
  */
 export function clearIndexLock(ctx: Ctx, info: RepoInfo): IndexLockState {
-  const file = path.join(info.gitDir, 'index.lock');
+  const recovered: { file: string; ageMs: number }[] = [];
+  for (const file of commitLockFiles(info)) {
+    const state = clearLockFile(ctx, info, file);
+    if (state.state === 'busy') return state;
+    if (state.ageMs !== undefined) recovered.push({ file: state.file, ageMs: state.ageMs });
+  }
+  return recovered.length > 0 ? { state: 'free', recovered } : { state: 'free' };
+}
+
+function clearLockFile(ctx: Ctx, info: RepoInfo, file: string): { state: 'free'; file: string; ageMs?: number } | Extract<IndexLockState, { state: 'busy' }> {
   const staleMs = envMs(ctx, 'GSD_INDEX_LOCK_STALE_MS', 30_000);
   const waitMs = envMs(ctx, 'GSD_INDEX_LOCK_WAIT_MS', 10_000);
+  const rel = path.relative(info.top, file).split(path.sep).join('/');
   const start = Date.now();
   let delay = 20;
   for (;;) {
@@ -180,23 +209,22 @@ export function clearIndexLock(ctx: Ctx, info: RepoInfo): IndexLockState {
     try {
       ageMs = Date.now() - fs.statSync(file).mtimeMs;
     } catch {
-      return { state: 'free' };
+      return { state: 'free', file: rel };
     }
-    if (ageMs > staleMs && !liveGitUnder([info.top, info.gitDir])) {
+    if (ageMs > staleMs && !liveGitUnder([info.top, info.gitDir, info.commonDir])) {
       try {
         fs.unlinkSync(file);
       } catch {
         // already gone
       }
-      return { state: 'free', recovered: { ageMs: Math.round(ageMs) } };
+      return { state: 'free', file: rel, ageMs: Math.round(ageMs) };
     }
     if (Date.now() - start >= waitMs) {
-      const rel = path.relative(info.top, file).split(path.sep).join('/');
       return {
         state: 'busy',
         file: rel,
         ageMs: Math.round(ageMs),
-        message: `${rel} exists (${Math.round(ageMs / 1000)} s old) and ${ageMs > staleMs ? 'a git process is running in this checkout' : `is younger than ${Math.round(staleMs / 1000)} s`}: another git command holds the index. If no git is running, remove the file and retry.`,
+        message: `${rel} exists (${Math.round(ageMs / 1000)} s old) and ${ageMs > staleMs ? 'a git process is running in this checkout' : `is younger than ${Math.round(staleMs / 1000)} s`}: another git command holds it. If no git is running, remove the file and retry.`,
       };
     }
     sleepSync(delay + Math.floor(Math.random() * delay));

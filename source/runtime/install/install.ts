@@ -15,7 +15,6 @@ import { failed, refused, usage } from '../core/errors.ts';
 import { sha256, unsafePath, type Bundle, type BundleManifest } from './bundle.ts';
 import { isEmptyConfig, mergeConfig, undoEdits, unmergeConfig, type Added, type Edit, type MergeFormat } from './merge.ts';
 import { checkJournalLanding, checkManifestLanding, checkRecordLanding, INSTALLED_FILE, PATCHES_DIR, type LandingPolicy } from './landing.ts';
-import { LANDING_POLICIES } from './landing-table.ts';
 import { commitJournal, hasJournalDir, isCrash, JOURNAL_DIR, LOCK_FILE, modeOf, readJournal, readRootDirs, rmdirIfEmpty, rollBack, runSteps, writeJournal, writeRootDirs, type Journal, type Step, type StepState } from './journal.ts';
 import { cleanStrays, settleRoot, withRootLock } from './root-lock.ts';
 
@@ -90,8 +89,12 @@ export interface Options {
   configDir?: string;
   dryRun?: boolean;
   force?: boolean;
-  /** Where each target's bundles may land; default: the table built into this installer. */
-  policies?: readonly LandingPolicy[];
+  /**
+   * Where each target's bundles may land: the compiler's own targets, or the
+   * bundle facts of the gsd-tools that runs (core/bundle-facts.ts). A bundle
+   * of a target and scope not listed is refused.
+   */
+  policies: readonly LandingPolicy[];
 }
 
 export interface Report {
@@ -373,7 +376,7 @@ function placeBundle(bundle: Bundle, options: Options): Placement {
     throw usage(`this is the ${manifest.scope} bundle of ${manifest.runtime}; --${options.scope} needs the ${options.scope} bundle (gsd-${manifest.target}-${options.scope}-${manifest.version}.zip)`);
   }
   // Our own data decides where files may land; the manifest only names the target.
-  checkManifestLanding(manifest, options.policies ?? LANDING_POLICIES, bundle.dir ?? 'bundle');
+  checkManifestLanding(manifest, options.policies, bundle.dir ?? 'bundle');
   const placement = resolvePlacement(manifest, options);
   if (bundle.dir && (isInside(bundle.dir, placement.base) || isInside(bundle.dir, placement.root))) {
     throw refused(`refused: the install would land inside the unzipped bundle (${bundle.dir}); run it from your ${manifest.scope === 'local' ? 'project folder' : 'home'}, outside the bundle`);
@@ -384,7 +387,7 @@ function placeBundle(bundle: Bundle, options: Options): Placement {
 /** Install, or update when an install record is already at the root. */
 export function planInstall(bundle: Bundle, options: Options, rootDirs: readonly string[] = [], placed?: Placement): Plan {
   const manifest = bundle.manifest;
-  const policies = options.policies ?? LANDING_POLICIES;
+  const policies = options.policies;
   const placement = placed ?? placeBundle(bundle, options);
   const previous = readInstalled(placement.root);
   if (previous && (previous.target !== manifest.target || previous.scope !== manifest.scope)) {
@@ -596,7 +599,7 @@ export function planUninstall(root: string, options: Pick<Options, 'now' | 'dryR
   const installed = readInstalled(root);
   if (!installed) throw refused(`no GSD install found at ${root} (no ${INSTALLED_FILE}); nothing was changed`);
   // Every path the record lists is checked against the target's policy before any is touched.
-  checkRecordLanding(installed, root, options.home ?? os.homedir(), options.policies ?? LANDING_POLICIES, path.join(root, INSTALLED_FILE));
+  checkRecordLanding(installed, root, options.home ?? os.homedir(), options.policies, path.join(root, INSTALLED_FILE));
   const placement: Placement = { base: installed.base, root, relocation: installed.relocation };
   const show = (dest: string) => display(dest, placement, installed.scope);
   const report: Report = {
@@ -763,7 +766,7 @@ function precheck(root: string, home: string, policies: readonly LandingPolicy[]
 
 export function install(bundle: Bundle, options: Options): Report {
   const placement = placeBundle(bundle, options);
-  const policies = options.policies ?? LANDING_POLICIES;
+  const policies = options.policies;
   const { journal } = precheck(placement.root, options.home, policies);
   if (options.dryRun) {
     const report = planInstall(bundle, options, [], placement).report;
@@ -781,7 +784,7 @@ export function install(bundle: Bundle, options: Options): Report {
 
 export function uninstall(root: string, options: Pick<Options, 'now' | 'dryRun' | 'policies'> & { home?: string }): Report {
   const home = options.home ?? os.homedir();
-  const policies = options.policies ?? LANDING_POLICIES;
+  const policies = options.policies;
   if (!fs.existsSync(root) || !hasInstallState(root)) {
     // An uninstall killed after taking the root away leaves only its renamed copy beside it: that goes now.
     if (!options.dryRun && !fs.existsSync(root)) cleanStrays(root, isInside(home, root) ? home : path.dirname(root));

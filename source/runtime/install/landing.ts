@@ -1,7 +1,9 @@
 // Where a bundle may put files, decided from our own data and never from the
 // bundle. A landing policy is derived at build time from a target definition
-// (compiler/targets/landing-policy.ts) and carried inside the installer
-// (landing-table.ts); the bundle's manifest only says which policy it claims.
+// (compiler/targets/landing-policy.ts); `gsd-build install` uses its own
+// targets', and a shipped gsd-tools the one of its own bundle, written beside
+// it at build time (gsd-core/bin/runtime.json, core/bundle-facts.ts). The
+// bundle's manifest only says which policy it claims.
 // The installer refuses the whole bundle when the manifest names anything the
 // policy does not allow: another root or root-moving variable, a file outside
 // the runtime's declared folders, a merge into a file the target does not

@@ -213,7 +213,7 @@ s('should match landing patterns by whole names only', () => {
   }
 });
 
-// Through the shipped programs: gsd-tools from an unzipped folder (the policy table built into gsd-install.cjs), and gsd-build install --zip.
+// Through the shipped programs: gsd-tools from an unzipped folder (the landing policy of its own bundle, gsd-core/bin/runtime.json), and gsd-build install --zip.
 const SHIPPED = ['markdown merge appends a key to ~/.ssh/authorized_keys', 'new executable ~/.local/bin/git shadows git on PATH', 'root moved to .ssh', 'settings.json replaced whole instead of merged', 'a target this installer does not know'];
 
 function unzipTo(dir: string, files: Files): void {

@@ -200,6 +200,38 @@ s('should recover an index.lock left by a dead git, and report a fresh one inste
   fs.rmSync(lock);
 });
 
+s('should recover the branch ref and HEAD locks a killed commit leaves, and report a fresh one', async () => {
+  const { root } = gitProject();
+  const env = cliEnv(root);
+  const branch = sh(root, 'symbolic-ref', '--short', 'HEAD').trim();
+  const refLock = path.join(root, '.git', 'refs', 'heads', `${branch}.lock`);
+  const headLock = path.join(root, '.git', 'HEAD.lock');
+  const old = new Date(Date.now() - 3_600_000);
+  for (const file of [refLock, headLock]) {
+    fs.writeFileSync(file, '');
+    fs.utimesSync(file, old, old);
+  }
+  fs.writeFileSync(path.join(root, 'src', 'r.txt'), 'r\n');
+  const r = await run(['commit', 'feat: r', '--files', 'src/r.txt'], { cwd: root, env });
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.is(r.json.committed, true);
+  assert.equal(
+    (r.json.recovered_index_lock as { file: string }[]).map((entry) => entry.file),
+    ['.git/HEAD.lock', `.git/refs/heads/${branch}.lock`],
+  );
+  assert.ok(sh(root, 'ls-tree', '-r', '--name-only', 'HEAD').includes('src/r.txt'));
+  fs.writeFileSync(refLock, '');
+  fs.writeFileSync(path.join(root, 'src', 's.txt'), 's\n');
+  const busy = await run(['commit', 'feat: s', '--files', 'src/s.txt'], { cwd: root, env: { ...env, GSD_INDEX_LOCK_WAIT_MS: '300' } });
+  assert.is(busy.code, 1);
+  assert.is(busy.json.committed, false);
+  assert.is(busy.json.reason, 'index_locked');
+  assert.match(busy.json.error, new RegExp(`refs/heads/${branch}\\.lock exists`));
+  assert.is(sh(root, 'diff', '--cached', '--name-only').trim(), '', 'nothing was left staged');
+  assert.ok(fs.existsSync(refLock), 'a young ref lock is left alone');
+  fs.rmSync(refLock);
+});
+
 /** The start reading core/lock.ts records for a pid ('-', unknown, off Linux). */
 function startOf(pid: number): string {
   if (process.platform !== 'linux') return '-';
