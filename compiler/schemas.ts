@@ -6,12 +6,20 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
 const cache = new Map<string, ValidateFunction>();
 
-export function schemaValidator(name: string): ValidateFunction {
-  let validate = cache.get(name);
+/** The validator of a schema of schemas/, or of one of its definitions. */
+export function schemaValidator(name: string, definition?: string): ValidateFunction {
+  const key = definition ? `${name}#${definition}` : name;
+  let validate = cache.get(key);
   if (!validate) {
-    const schema = JSON.parse(readFileSync(new URL(`../schemas/${name}`, import.meta.url), 'utf8')) as object;
-    validate = ajv.compile(schema);
-    cache.set(name, validate);
+    if (definition) {
+      const whole = schemaValidator(name).schema as { $id?: string };
+      validate = ajv.getSchema(`${whole.$id}#/definitions/${definition}`);
+      if (!validate) throw new Error(`internal: ${name} has no definition ${definition}`);
+    } else {
+      const schema = JSON.parse(readFileSync(new URL(`../schemas/${name}`, import.meta.url), 'utf8')) as object;
+      validate = ajv.compile(schema);
+    }
+    cache.set(key, validate);
   }
   return validate;
 }

@@ -6,6 +6,7 @@ import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { VirtualTree } from '../emit/emit-bundle.ts';
 import type { IrNode } from '../ir/types.ts';
 import type { Limit, Target, TargetScope } from '../targets/target-types.ts';
+import { escapeRegExp } from '../util/text.ts';
 
 /** Folders under another runtime's root that only a GSD install puts there. */
 const GSD_PAYLOAD = '(?:gsd-core|skills/gsd-|agents/gsd-|agents/subagents|commands/gsd|command/gsd|hooks/gsd|workflows/gsd-)';
@@ -168,8 +169,4 @@ function frontmatterValue(text: string, key: string): { text: string; line: numb
   if (!pair || !isScalar(pair.value) || typeof pair.value.value !== 'string') return null;
   const { line, col } = lineCounter.linePos(pair.value.range?.[0] ?? 0);
   return { text: pair.value.value, line: line + 1, column: col };
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -6,6 +6,7 @@ import type { IrNode, RewriteSpan } from '../ir/types.ts';
 import { extractReferences } from '../load/extract-references.ts';
 import { scanLines, splitLines } from '../load/scan-lines.ts';
 import type { TargetDefinition, TargetScope } from '../targets/target-types.ts';
+import { escapeRegExp } from '../util/text.ts';
 
 export interface RenderContext {
   target: TargetDefinition;
@@ -98,8 +99,4 @@ function replaceLiterals(text: string, target: TargetDefinition): string {
     output = output.replace(pattern, () => replace);
   }
   return output;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { compareText, diagnostic, type Diagnostic } from '../diagnostics.ts';
 import { linePosition, parseJsonWithPositions, yamlOffset } from '../load/yaml-position.ts';
 import { describeSchemaErrors, schemaValidator } from '../schemas.ts';
-import { SCOPE_IDS, type Target, type TargetDefinition } from './target-types.ts';
+import { mergeScope, originOf } from './merge-scopes.ts';
+import { SCOPE_IDS, type ScopeId, type Target, type TargetDefinition, type TargetScope } from './target-types.ts';
 
 export const DEFAULT_TARGETS_DIR = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../targets');
 
@@ -55,14 +56,43 @@ export function validateTarget(file: string, text: string) {
     });
     return { definition: null, locate, diagnostics };
   }
-  const definition = parsed.data as TargetDefinition;
+  const raw = parsed.data as RawDefinition;
   const expectedId = file.split('/')[0];
-  if (definition.id !== expectedId) {
+  if (raw.id !== expectedId) {
     const { line, column } = locate(['id']);
-    return { definition: null, locate, diagnostics: [diagnostic(file, line, column, 'target-schema', `"id": expected "${expectedId}" (the folder name), found "${definition.id}"`)] };
+    return { definition: null, locate, diagnostics: [diagnostic(file, line, column, 'target-schema', `"id": expected "${expectedId}" (the folder name), found "${raw.id}"`)] };
   }
-  return { definition, locate, diagnostics: [] as Diagnostic[] };
+  const { shared, scopes, ...rest } = raw;
+  const diagnostics: Diagnostic[] = [];
+  const merged: Partial<Record<ScopeId, TargetScope>> = {};
+  const complete = schemaValidator('target.schema.json', 'scope');
+  for (const id of SCOPE_IDS) {
+    const own = scopes[id];
+    if (!own) continue;
+    const { value, conflicts } = mergeScope(shared, own, id);
+    for (const at of conflicts) {
+      const { line, column } = locate(['scopes', id, ...at]);
+      diagnostics.push(diagnostic(file, line, column, 'target-schema', `"scopes.${id}.${at.join('.')}": expected a value set once, in "shared" or in the scope, found it in both`));
+    }
+    if (!complete(value)) {
+      for (const finding of describeSchemaErrors(complete.errors, value)) {
+        const { line, column } = locate(originOf(shared, own, finding.path, id), finding.atKey);
+        diagnostics.push(diagnostic(file, line, column, 'target-schema', `scope ${id}: ${finding.message}`));
+      }
+    }
+    merged[id] = value as unknown as TargetScope;
+  }
+  if (diagnostics.length > 0) return { definition: null, locate, diagnostics };
+  const definition: TargetDefinition = { ...(rest as Omit<TargetDefinition, 'scopes'>), scopes: merged };
+  return { definition, locate, diagnostics };
 }
+
+/** A target.json as written: the scopes before their merge with shared. */
+type RawDefinition = Omit<TargetDefinition, 'scopes'> & {
+  shared?: Record<string, Json>;
+  scopes: Partial<Record<ScopeId, Record<string, Json>>>;
+};
+type Json = Parameters<typeof mergeScope>[1][string];
 
 /** Files in the target's folder that the definition names (preambles, templates, config text). */
 function namedFiles(definition: TargetDefinition): { name: string; keyPath: (string | number)[] }[] {

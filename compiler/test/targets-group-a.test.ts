@@ -297,7 +297,7 @@ group('should register hooks in Kimi\'s config.toml and Copilot\'s hook file, an
   const registered = compiled.hooks.filter((hook) => !hook.optIn && hook.event !== 'StatusLine' && hook.event !== 'PermissionRequest');
   const kimi = parseToml(text('kimi', 'global', '.kimi-code/config.toml')) as { hooks: Record<string, unknown>[] };
   // Kimi Code registers an entry for every registry hook whose event its target maps (PostToolUse is mapped to nothing there).
-  const kimiEvents = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'targets/kimi/target.json'), 'utf8')) as { scopes: { global: { hooks: { events: Record<string, string | null> } } } }).scopes.global.hooks.events;
+  const kimiEvents = compiled.targets.find((target) => target.definition.id === 'kimi')!.definition.scopes.global!.hooks!.events!;
   assert.is(kimiEvents['PostToolUse'], null, 'post-tool hooks are fire-and-forget in Kimi Code, so none is registered');
   assert.is(kimi.hooks.length, registered.filter((hook) => kimiEvents[hook.event]).length);
   assert.ok(kimi.hooks.length > 0);

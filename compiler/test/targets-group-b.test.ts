@@ -10,6 +10,7 @@ import type { VirtualTree } from '../emit/emit-bundle.ts';
 import { routedCommands } from '../emit/nest-routers.ts';
 import { isBundleMetadata } from '../emit/bundle-manifest.ts';
 import type { ScopeId, TargetDefinition } from '../targets/target-types.ts';
+import { validateTarget } from '../targets/load-targets.ts';
 import { suite, assert } from './harness.ts';
 import { copySource, diagnoseTree, FIXTURES, temporaryDir } from './fixture-support.ts';
 
@@ -407,7 +408,8 @@ async function limitFixture(name: string, targets: Record<string, (definition: T
     const to = path.join(dir, 'targets', id);
     mkdirSync(to, { recursive: true });
     for (const file of readdirSync(from)) cpSync(path.join(from, file), path.join(to, file));
-    const original = JSON.parse(readFileSync(path.join(from, 'target.json'), 'utf8')) as TargetDefinition;
+    // The definition as loaded (scopes merged with shared), written back whole: a file without a shared block.
+    const original = validateTarget(`${id}/target.json`, readFileSync(path.join(from, 'target.json'), 'utf8')).definition!;
     writeFileSync(path.join(to, 'target.json'), `${JSON.stringify(change(original), null, 2)}\n`);
   }
   const actual = `${(await diagnoseTree(dir)).join('\n')}\n`;

@@ -6,9 +6,15 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import YAML from 'yaml';
 import { parse as parseToml } from 'smol-toml';
+import '../../../compiler/bin/register.mjs';
 
+const { validateTarget } = await import('../../../compiler/targets/load-targets.ts');
+
+/** A target definition as the compiler loads it: its scopes merged with the shared block. */
 export function loadTarget(repoRoot, id) {
-  return JSON.parse(readFileSync(path.join(repoRoot, 'targets', id, 'target.json'), 'utf8'));
+  const { definition, diagnostics } = validateTarget(`${id}/target.json`, readFileSync(path.join(repoRoot, 'targets', id, 'target.json'), 'utf8'));
+  if (!definition) throw new Error(diagnostics.map((d) => d.message).join('\n'));
+  return definition;
 }
 
 /** The YAML frontmatter of a Markdown file ({} when it has none). Throws on bad YAML. */
