@@ -85,7 +85,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     ...checkCodeCommands(files, codeRoots(layout), shippedCommandNames(ir.nodes)),
     ...checkCommandCells(ir.nodes, new Set([...shippedCommandNames(ir.nodes), ...ir.nodes.filter((node) => node.kind === 'agent').map((node) => node.name), ...hooks.map((hook) => hook.id)])),
   );
-  const built = await buildGenerated(options.sourceDir);
+  const built = await buildGenerated(options.sourceDir, hookPayloads(targets));
   const generated: GeneratedFile[] = [
     // Built programs (a shebang line) are executables: mode 0755 in bundles and zips.
     ...built.map((file) => (startsWithShebang(file.contents) ? { ...file, executable: true } : file)),
@@ -141,13 +141,18 @@ export function emitBundles(compiled: Compiled, selections: readonly BundleSelec
 }
 
 /** Files built from the corpus's TypeScript (runtime CLI, hooks), when it has any. */
-async function buildGenerated(sourceDir: string): Promise<GeneratedFile[]> {
+/** The hook payload specs of the targets built for, keyed by target id. */
+function hookPayloads(targets: readonly Target[]): Record<string, unknown> {
+  return Object.fromEntries(targets.filter((target) => target.hookPayload).map((target) => [target.definition.id, target.hookPayload]));
+}
+
+async function buildGenerated(sourceDir: string, payloads: Record<string, unknown>): Promise<GeneratedFile[]> {
   const builder = path.join(sourceDir, 'runtime', 'build.ts');
   if (!existsSync(builder)) return [];
   const module = (await import(pathToFileURL(path.resolve(builder)).href)) as {
-    bundleRuntime?: () => Promise<GeneratedFile[]> | GeneratedFile[];
+    bundleRuntime?: (options: { hookPayloads: Record<string, unknown> }) => Promise<GeneratedFile[]> | GeneratedFile[];
   };
-  return module.bundleRuntime ? [...(await module.bundleRuntime())] : [];
+  return module.bundleRuntime ? [...(await module.bundleRuntime({ hookPayloads: payloads }))] : [];
 }
 
 async function packageVersion(): Promise<string> {

@@ -8,6 +8,9 @@ import { describeSchemaErrors, schemaValidator } from '../schemas.ts';
 import { mergeScope, originOf } from './merge-scopes.ts';
 import { SCOPE_IDS, type ScopeId, type Target, type TargetDefinition, type TargetScope } from './target-types.ts';
 
+/** The runtime's hook payload (event, tool and argument names, answer protocol), beside target.json. */
+export const HOOK_PAYLOAD_FILE = 'hook-payload.json';
+
 export const DEFAULT_TARGETS_DIR = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../targets');
 
 export async function loadTargets(targetsDir = DEFAULT_TARGETS_DIR): Promise<{ targets: Target[]; diagnostics: Diagnostic[] }> {
@@ -36,9 +39,34 @@ export async function loadTargets(targetsDir = DEFAULT_TARGETS_DIR): Promise<{ t
         diagnostics.push(diagnostic(file, line, column, 'target-schema', `expected a file ${id}/${name}, found none`));
       }
     }
-    targets.push({ definition: result.definition, files });
+    const payload = await loadHookPayload(targetsDir, id);
+    diagnostics.push(...payload.diagnostics);
+    targets.push({ definition: result.definition, files, ...(payload.spec ? { hookPayload: payload.spec } : {}) });
   }
   return { targets, diagnostics };
+}
+
+/** targets/<id>/hook-payload.json, when the runtime has its own hook payload: validated, positioned. */
+async function loadHookPayload(targetsDir: string, id: string): Promise<{ spec: Record<string, unknown> | null; diagnostics: Diagnostic[] }> {
+  const file = `${id}/${HOOK_PAYLOAD_FILE}`;
+  let text: string;
+  try {
+    text = await readFile(path.join(targetsDir, file), 'utf8');
+  } catch {
+    return { spec: null, diagnostics: [] };
+  }
+  const parsed = parseJsonWithPositions(text);
+  if (parsed.error) return { spec: null, diagnostics: [diagnostic(file, parsed.error.line, parsed.error.column, 'target-schema', `expected JSON, found ${parsed.error.message}`)] };
+  const validate = schemaValidator('hook-payload.schema.json');
+  if (validate(parsed.data)) {
+    const { $schema: _schema, ...spec } = parsed.data as Record<string, unknown>;
+    return { spec, diagnostics: [] };
+  }
+  const diagnostics = describeSchemaErrors(validate.errors, parsed.data).map((finding) => {
+    const { line, column } = linePosition(parsed.lineCounter, yamlOffset(parsed.document, finding.path, finding.atKey));
+    return diagnostic(file, line, column, 'target-schema', finding.message);
+  });
+  return { spec: null, diagnostics };
 }
 
 /** Pure: text of a target.json → definition or positioned diagnostics. */

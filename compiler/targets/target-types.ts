@@ -124,4 +124,6 @@ export interface TargetDefinition {
 export interface Target {
   definition: TargetDefinition;
   files: Record<string, string>;
+  /** targets/<id>/hook-payload.json (schemas/hook-payload.schema.json): how the runtime calls a hook, for the hook scripts. */
+  hookPayload?: Record<string, unknown>;
 }

@@ -26,5 +26,16 @@ export function suite(name: string) {
         throw error;
       }
     });
-  return Object.assign(counted, { run: () => inner.run(), before: inner.before, after: inner.after });
+  // A hook that throws skips the whole suite; count it as a failure, so a broken setup can never pass quietly.
+  const guarded = (kind: string, register: (fn: (context: Record<string, unknown>) => Promise<void>) => void) => (fn: Handler) =>
+    register(async (context) => {
+      try {
+        await fn(context);
+      } catch (error) {
+        tally.failed += 1;
+        console.error(`${name}: ${kind} failed: ${(error as Error)?.stack ?? String(error)}`);
+        throw error;
+      }
+    });
+  return Object.assign(counted, { run: () => inner.run(), before: guarded('before', inner.before), after: guarded('after', inner.after) });
 }

@@ -1,6 +1,6 @@
 // The frame every GSD hook runs in: read the event JSON from stdin with a
 // hard deadline and a size cap, translate it from the runtime named by
-// `--runtime <id>` (lib/runtime.ts, runtimes.json) into Claude Code's input,
+// `--runtime <id>` (lib/runtime.ts, targets/<id>/hook-payload.json) into Claude Code's input,
 // run the hook, print its answer in the runtime's output format, and on any
 // crash apply the hook's declared policy: "allow" lets the tool call through
 // silently (exit 0), "deny" blocks it (exit 2 with the reason on stderr, or

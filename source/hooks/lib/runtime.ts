@@ -1,13 +1,14 @@
 // The one step between a runtime and a GSD hook. The hooks are written
 // against Claude Code's hook protocol; a hook command that carries
-// `--runtime <id>` names another runtime, and runtimes.json says how that
+// `--runtime <id>` names another runtime, and its hook-payload.json
+// (targets/<id>/, lib/payload-table.ts) says how that
 // runtime spells the event, the tool and its arguments, and what it reads
 // back. normalize() turns the runtime's payload into Claude Code inputs (one,
 // or one per file of a multi-file patch); render() turns the hook's Claude
 // Code answer into the runtime's stdout, stderr and exit code. No
 // --runtime, or `--runtime claude`, leaves both untouched.
 import registryData from '../hooks.json' with { type: 'json' };
-import tableData from '../runtimes.json' with { type: 'json' };
+import { PAYLOADS } from './payload-table.ts';
 import type { HookAnswer, HookInput } from './hook.ts';
 
 type Paths = string | readonly string[];
@@ -57,7 +58,7 @@ interface RegistryEntry {
   timeout?: number;
 }
 
-export const RUNTIMES = (tableData as unknown as { runtimes: Record<string, RuntimeSpec> }).runtimes;
+export const RUNTIMES = PAYLOADS as unknown as Record<string, RuntimeSpec>;
 export const REGISTRY = registryData as unknown as RegistryEntry[];
 
 /** The value after `--runtime` (or of `--runtime=<id>`) in the hook's arguments. */
