@@ -43,6 +43,7 @@ const FAMILIES: Record<string, () => Promise<HandlerModule>> = {
   commits: () => import('./commands/commits.ts'),
   worktree: () => import('./commands/worktree.ts'),
   health: () => import('./commands/health.ts'),
+  'package-legitimacy': () => import('./commands/package-legitimacy.ts'),
   // Bundled apart (gsd-core/bin/gsd-install.cjs): only these two verbs load the installer.
   install: () => import('./commands/install.ts'),
   uninstall: () => import('./commands/install.ts'),
