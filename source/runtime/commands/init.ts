@@ -177,6 +177,7 @@ function facts(ic: InitContext): Facts {
     workstreamActive: () => !!ic.ctx.env.GSD_WORKSTREAM,
     gitCreateTag: () => getPath(ic.resolved, 'git.create_tag') !== false,
     isMonorepo: () => isMonorepo(ic.ctx.rootOrCwd),
+    contextWindow: () => Number(ic.resolved.context_window ?? 0),
     needsCodebaseMap: () => brownfield(ic).needs_codebase_map,
     phaseMvpMode: () => ic.info?.roadmap?.mode === 'mvp' || ic.flag('--mvp') || ic.wf('mvp_mode') === true,
     reviewerInstancesConfigured: () => {

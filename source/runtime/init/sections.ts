@@ -18,12 +18,16 @@ export interface Facts {
   workstreamActive(): boolean;
   gitCreateTag(): boolean;
   isMonorepo(): boolean;
+  contextWindow(): number;
   needsCodebaseMap(): boolean;
   phaseMvpMode(): boolean;
   reviewerInstancesConfigured(): boolean;
   uiPhaseActive(): boolean;
   worktreesEnabled(): boolean;
 }
+
+/** From this many tokens of context window, workflows give agents whole phases instead of lean file lists. */
+export const LARGE_CONTEXT_WINDOW = 500_000;
 
 export const WHEN_PREDICATES: Readonly<Record<string, (f: Facts) => boolean>> = Object.freeze({
   always: () => true,
@@ -47,6 +51,7 @@ export const WHEN_PREDICATES: Readonly<Record<string, (f: Facts) => boolean>> = 
   'state:flat-mode': (f) => !f.workstreamActive(),
   'state:git-create-tag': (f) => f.gitCreateTag(),
   'state:is-monorepo': (f) => f.isMonorepo(),
+  'state:large-context-window': (f) => f.contextWindow() >= LARGE_CONTEXT_WINDOW,
   'state:needs-codebase-map': (f) => f.needsCodebaseMap(),
   'state:next-channel': (f) => f.flag('--next') || f.flag('--rc'),
   'state:phase-mvp-mode': (f) => f.phaseMvpMode(),
