@@ -85,7 +85,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     ...cliCallFindings(files, layout, ir.nodes),
     ...checkCodeCommands(files, codeRoots(layout), shippedCommandNames(ir.nodes)),
     ...checkCommandCells(ir.nodes, new Set([...shippedCommandNames(ir.nodes), ...ir.nodes.filter((node) => node.kind === 'agent').map((node) => node.name), ...hooks.map((hook) => hook.id)])),
-    ...deadSettingFindings(await settingsSources(options.sourceDir, files, layout, ir.nodes), ir.nodes),
+    ...deadSettingFindings(await settingsSources(options.sourceDir, files, layout, ir.nodes), ir.nodes, layout.settings?.maintainerDocs ?? []),
   );
   const built = await buildGenerated(options.sourceDir);
   const generated: GeneratedFile[] = [
@@ -196,9 +196,9 @@ async function settingsSources(sourceDir: string, files: readonly { path: string
   return { schema, readers, predicates: predicatesFile ? { file: predicatesFile.path, text: decode(predicatesFile.bytes) } : null };
 }
 
-function deadSettingFindings(sources: SettingsSources | null, nodes: CorpusIr['nodes']): Diagnostic[] {
+function deadSettingFindings(sources: SettingsSources | null, nodes: CorpusIr['nodes'], maintainerDocs: readonly string[]): Diagnostic[] {
   if (!sources) return [];
-  return [...checkUnreadConfigKeys(sources), ...checkUnusedWhenAtoms(sources, nodes), ...checkOrphanReferences(nodes)];
+  return [...checkUnreadConfigKeys(sources), ...checkUnusedWhenAtoms(sources, nodes), ...checkOrphanReferences(nodes, maintainerDocs)];
 }
 
 /** Runtime-CLI calls against the command table the layout names, when the tree has one. */

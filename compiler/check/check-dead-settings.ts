@@ -98,11 +98,11 @@ export function checkUnusedWhenAtoms(sources: SettingsSources, nodes: readonly I
     }));
 }
 
-/** ref-orphan: a reference that no include or read of any other file reaches. */
-export function checkOrphanReferences(nodes: readonly IrNode[]): Diagnostic[] {
+/** ref-orphan: a reference that no include or read of any other file reaches (`maintainerDocs`: pages for people editing the corpus). */
+export function checkOrphanReferences(nodes: readonly IrNode[], maintainerDocs: readonly string[] = []): Diagnostic[] {
   const reached = new Set(nodes.flatMap((node) => node.edges.filter((e) => (e.kind === 'include' || e.kind === 'read') && e.resolved && e.resolved !== node.id).map((e) => e.resolved!)));
   return nodes
-    .filter((node) => node.kind === 'reference' && !reached.has(node.id))
+    .filter((node, i, all) => node.kind === 'reference' && !reached.has(node.id) && !maintainerDocs.includes(node.path) && all.findIndex((n) => n.path === node.path) === i)
     .map((node) => ({
       ...diagnostic(node.path, 1, 1, 'ref-orphan', `expected a command, workflow, agent or other reference to load ${node.path}, found none: reference it where it applies or remove it`),
       severity: 'warning' as const,

@@ -37,6 +37,8 @@ export interface LayoutSettings {
   configDocs: string[];
   /** The runtime's when= predicate table. */
   whenPredicates: string;
+  /** References written for people who edit the corpus: shipped, never loaded, not orphans. */
+  maintainerDocs?: string[];
 }
 
 interface LayoutData {
