@@ -42,6 +42,9 @@ export const DIAGNOSTIC_CODES = {
   'budgets-schema': 'budgets.json does not match schemas/budgets.schema.json',
   'target-schema': 'a target definition does not match schemas/target.schema.json',
   'hooks-schema': 'hooks/hooks.json does not match schemas/hooks.schema.json, or names a missing script',
+  'config-key-unread': 'a config-schema key that no workflow, agent, runtime-CLI or hook source names (warning)',
+  'when-atom-unused': 'a when= atom of the runtime predicate table that no gsd:section marker uses (warning)',
+  'ref-orphan': 'a reference that no command, workflow, agent or other reference loads (warning)',
   'emit-foreign-path': "emitted text names another runtime's root",
   'limit-exceeded': "an emitted file or frontmatter value breaks a limit the runtime documents (a size, a value pattern, text it would rewrite)",
 } as const;

@@ -18,6 +18,7 @@ import { checkBudgets, loadBudgets, measureBudgets, type BudgetRow, type LoadedB
 import { checkEmittedPaths, checkLimits, foreignRoots } from './check/check-emitted.ts';
 import { checkOnlyBlocks } from './check/check-only-blocks.ts';
 import { checkCliCalls, type CommandTable } from './check/check-cli-calls.ts';
+import { checkOrphanReferences, checkUnreadConfigKeys, checkUnusedWhenAtoms, type SettingsSources } from './check/check-dead-settings.ts';
 import { checkCodeCommands, checkCommandCells, shippedCommandNames } from './check/check-code-commands.ts';
 import { isConfigKey } from '../source/runtime/config/config.ts';
 import { emitBundle, type GeneratedFile, type VirtualTree } from './emit/emit-bundle.ts';
@@ -84,6 +85,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     ...cliCallFindings(files, layout, ir.nodes),
     ...checkCodeCommands(files, codeRoots(layout), shippedCommandNames(ir.nodes)),
     ...checkCommandCells(ir.nodes, new Set([...shippedCommandNames(ir.nodes), ...ir.nodes.filter((node) => node.kind === 'agent').map((node) => node.name), ...hooks.map((hook) => hook.id)])),
+    ...deadSettingFindings(await settingsSources(options.sourceDir, files, layout, ir.nodes), ir.nodes, layout.settings?.maintainerDocs ?? []),
   );
   const built = await buildGenerated(options.sourceDir, hookPayloads(targets));
   const generated: GeneratedFile[] = [
@@ -181,6 +183,27 @@ function isScript(file: string): boolean {
 function codeRoots(layout: Layout): string[] {
   const folderOf = (file: string) => (file.includes('/') ? `${file.slice(0, file.lastIndexOf('/') + 1)}` : '');
   return [layout.cliTable, layout.hooks?.registry].filter((file): file is string => !!file && file.includes('/')).map(folderOf);
+}
+
+/** The texts the dead-settings check reads, as the layout places them; null parts when the corpus has none. */
+async function settingsSources(sourceDir: string, files: readonly { path: string; bytes: Uint8Array }[], layout: Layout, nodes: CorpusIr['nodes']): Promise<SettingsSources | null> {
+  const settings = layout.settings;
+  if (!settings) return null;
+  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  const schemaPath = path.join(sourceDir, settings.configSchema);
+  const schema = existsSync(schemaPath) ? { file: settings.configSchema, text: await readFile(schemaPath, 'utf8') } : null;
+  const readers = new Map<string, string>();
+  for (const node of nodes) if (!settings.configDocs.includes(node.path)) readers.set(node.path, node.text);
+  for (const file of files) {
+    if (settings.code.some((p) => file.path.startsWith(p)) && !settings.codeIgnore.some((p) => file.path.startsWith(p)) && file.path.endsWith('.ts')) readers.set(file.path, decode(file.bytes));
+  }
+  const predicatesFile = files.find((file) => file.path === settings.whenPredicates);
+  return { schema, readers, predicates: predicatesFile ? { file: predicatesFile.path, text: decode(predicatesFile.bytes) } : null };
+}
+
+function deadSettingFindings(sources: SettingsSources | null, nodes: CorpusIr['nodes'], maintainerDocs: readonly string[]): Diagnostic[] {
+  if (!sources) return [];
+  return [...checkUnreadConfigKeys(sources), ...checkUnusedWhenAtoms(sources, nodes), ...checkOrphanReferences(nodes, maintainerDocs)];
 }
 
 /** Runtime-CLI calls against the command table the layout names, when the tree has one. */

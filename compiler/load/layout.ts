@@ -22,6 +22,23 @@ export interface Layout {
   allowedForeignPaths: RegExp[];
   /** The runtime CLI's command table, against which every call in the corpus is checked. */
   cliTable?: string;
+  /** Where the dead-settings check finds the config schema, the code that reads config, and the when= predicates. */
+  settings?: LayoutSettings;
+}
+
+export interface LayoutSettings {
+  /** The config schema, relative to the corpus root (it may sit beside it: ../schemas/…). */
+  configSchema: string;
+  /** Path prefixes of code that reads config (runtime CLI, hooks). */
+  code: string[];
+  /** Path prefixes under `code` that do not count (tests). */
+  codeIgnore: string[];
+  /** Documents that describe or set config keys without acting on them. */
+  configDocs: string[];
+  /** The runtime's when= predicate table. */
+  whenPredicates: string;
+  /** References written for people who edit the corpus: shipped, never loaded, not orphans. */
+  maintainerDocs?: string[];
 }
 
 interface LayoutData {
@@ -36,6 +53,7 @@ interface LayoutData {
   warnings: Record<string, string>;
   allowedForeignPaths: Record<string, string>;
   cliTable?: string;
+  settings?: LayoutSettings;
 }
 
 const LAYOUTS_DIR = path.join(path.dirname(new URL(import.meta.url).pathname), '../data/layouts');
@@ -55,6 +73,7 @@ export function loadLayout(name: string): Layout {
     warnings: data.warnings as Layout['warnings'],
     allowedForeignPaths: Object.keys(data.allowedForeignPaths).map((pattern) => new RegExp(pattern)),
     ...(data.cliTable ? { cliTable: data.cliTable } : {}),
+    ...(data.settings ? { settings: data.settings } : {}),
   };
 }
 

@@ -24,8 +24,8 @@ for (const code of fixtures) {
     assert.ok(existsSync(expectedFile), `${code}: expected.txt is missing (run with UPDATE_FIXTURES=1)`);
     assert.fixture(actual, readFileSync(expectedFile, 'utf8'));
     const lines = actual.trim().split('\n');
-    assert.ok(lines.some((line) => line.includes(` error ${code} `)), `${code}: the fixture must produce its own code`);
-    for (const line of lines) assert.match(line, /^[^:\s]+:\d+:\d+: error [a-z-]+ .*expected/);
+    assert.ok(lines.some((line) => line.includes(` error ${code} `) || line.includes(` warning ${code} `)), `${code}: the fixture must produce its own code`);
+    for (const line of lines) assert.match(line, /^[^:\s]+:\d+:\d+: (?:error|warning) [a-z-]+ .*expected/);
   });
 }
 

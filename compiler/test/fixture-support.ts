@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { formatDiagnostic } from '../diagnostics.ts';
-import { allBundles, compile, emitBundles } from '../pipeline.ts';
+import { allBundles, compile, emitBundles, errorsOf } from '../pipeline.ts';
 import { DEFAULT_TARGETS_DIR } from '../targets/load-targets.ts';
 
 export const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
@@ -10,7 +10,7 @@ export const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname
 /**
  * Every diagnostic a fixture produces, formatted as the CLI prints them:
  * targets/… for target definitions, source-relative paths for the corpus,
- * <target>/<scope>/… for emitted files (only reached when load and check pass).
+ * <target>/<scope>/… for emitted files (only reached when load and check find no error).
  */
 export async function diagnoseTree(dir: string): Promise<string[]> {
   const targetsDir = existsSync(path.join(dir, 'targets')) ? path.join(dir, 'targets') : DEFAULT_TARGETS_DIR;
@@ -19,7 +19,7 @@ export async function diagnoseTree(dir: string): Promise<string[]> {
     ...compiled.targetDiagnostics.map((d) => formatDiagnostic(d, 'targets')),
     ...compiled.diagnostics.map((d) => formatDiagnostic(d)),
   ];
-  if (lines.length === 0) {
+  if (errorsOf([...compiled.targetDiagnostics, ...compiled.diagnostics]).length === 0) {
     lines.push(...emitBundles(compiled, allBundles(compiled.targets)).diagnostics.map((d) => formatDiagnostic(d)));
   }
   return lines;

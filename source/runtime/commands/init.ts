@@ -36,7 +36,6 @@ type Part =
   | 'todos'
   | 'resume'
   | 'archives'
-  | 'manager'
   | 'search'
   | 'verify'
   | 'debug'
@@ -83,14 +82,10 @@ export const INIT_TABLE: Record<string, InitSpec> = {
   resume: { models: {}, parts: ['resume', 'milestone', 'progress'] },
   'milestone-op': { models: {}, parts: ['milestone', 'archives', 'progress'] },
   'complete-milestone': { models: {}, parts: ['milestone', 'archives', 'progress'] },
-  transition: { models: { planner: 'gsd-planner' }, parts: ['milestone', 'progress'] },
-  manager: { models: { planner: 'gsd-planner', executor: 'gsd-executor' }, parts: ['milestone', 'progress', 'manager'] },
   autonomous: { models: { planner: 'gsd-planner', executor: 'gsd-executor', verifier: 'gsd-verifier' }, parts: ['milestone', 'progress', 'exec-settings'] },
   'code-review': { models: { reviewer: 'gsd-code-reviewer', fixer: 'gsd-code-fixer' }, parts: ['phase', 'docs', 'review'] },
-  review: { models: {}, parts: ['phase', 'docs'] },
   'map-codebase': { models: { mapper: 'gsd-codebase-mapper' }, parts: ['brownfield'] },
   todos: { models: {}, parts: ['todos'] },
-  'docs-update': { models: { writer: 'gsd-doc-writer', verifier: 'gsd-doc-verifier' }, parts: ['brownfield'] },
   update: { models: {}, parts: ['install'] },
   debug: { models: { debugger: 'gsd-debugger' }, parts: ['debug'] },
   'secure-phase': { models: { auditor: 'gsd-security-auditor' }, parts: ['phase', 'docs'], settings: ['workflow.security_block_on', 'workflow.security_asvs_level'] },
@@ -173,18 +168,9 @@ function facts(ic: InitContext): Facts {
     },
     autoAdvanceActive: () => ic.flag('--auto') || ic.wf('auto_advance') === true || ic.wf('_auto_chain_active') === true,
     chunkedMode: () => ic.flag('--chunked') || ic.wf('plan_chunked') === true,
-    fallowEnabled: () => ic.wf('fallow') === true,
-    workstreamActive: () => !!ic.ctx.env.GSD_WORKSTREAM,
     gitCreateTag: () => getPath(ic.resolved, 'git.create_tag') !== false,
-    isMonorepo: () => isMonorepo(ic.ctx.rootOrCwd),
+    contextWindow: () => Number(ic.resolved.context_window ?? 0),
     needsCodebaseMap: () => brownfield(ic).needs_codebase_map,
-    phaseMvpMode: () => ic.info?.roadmap?.mode === 'mvp' || ic.flag('--mvp') || ic.wf('mvp_mode') === true,
-    reviewerInstancesConfigured: () => {
-      const v = getPath(ic.resolved, 'review.instances');
-      return Array.isArray(v) && v.length > 0;
-    },
-    uiPhaseActive: () => !!ic.info?.dir && listDir(ic.info.dir.dir).some((n) => /UI-SPEC\.md$/.test(n)),
-    worktreesEnabled: () => ic.wf('use_worktrees') !== false,
   };
 }
 
@@ -477,11 +463,6 @@ const PARTS: Record<Part, (ic: InitContext) => Record<string, unknown>> = {
       .map((n) => /^(v\d+(?:\.\d+)*)-ROADMAP\.md$/.exec(n)?.[1])
       .filter((v): v is string => !!v);
     return { archived_milestones: archived, archive_count: archived.length, milestones_dir: ic.ctx.rel(dir) };
-  },
-  manager: (ic) => {
-    const prog = progressPart(ic);
-    const actions = prog.phases.filter((p) => p.next_action !== 'none').map((p) => ({ phase: p.number, action: p.next_action, command: p.next_command }));
-    return { recommended_actions: actions, all_complete: prog.all_phases_complete, waiting_signal: exists(path.join(ic.ctx.rootOrCwd, '.planning', 'WAITING.json')) };
   },
   search: (ic) => ({
     brave_search: !!ic.resolved.brave_search || !!ic.ctx.env.BRAVE_API_KEY,

@@ -1,4 +1,4 @@
-// verify plan-structure | phase-completeness | references
+// verify plan-structure | phase-completeness | references | status | codebase-drift
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,6 +7,8 @@ import { readFrontmatter } from '../md/frontmatter.ts';
 import { fenceMask } from '../md/body.ts';
 import { phaseInfo, phaseDocs, verificationStatus } from '../planning/phase-info.ts';
 import { projectFile, validateFrontmatter } from './artifacts.ts';
+import { getPath, loadConfig } from '../config/config.ts';
+import { detectDrift, judgeDrift, type DriftAction } from '../planning/drift.ts';
 import type { Handler } from '../main.ts';
 
 const planStructure: Handler = (inv, ctx) => {
@@ -161,7 +163,17 @@ const status: Handler = (inv, ctx) => {
   };
 };
 
+/** Never fails the caller: a map or repository it cannot read is reported as status "unknown", exit 0. */
+const codebaseDrift: Handler = (_inv, ctx) => {
+  const cfg = loadConfig(ctx).resolved;
+  const threshold = getPath(cfg, 'workflow.drift_threshold') as number;
+  const action = getPath(cfg, 'workflow.drift_action') as DriftAction;
+  const answer = judgeDrift(detectDrift(ctx), threshold, action);
+  return { data: answer, raw: answer.status };
+};
+
 export const handlers: Record<string, Handler> = {
+  'verify codebase-drift': codebaseDrift,
   'verify status': status,
   'verify plan-structure': planStructure,
   'verify phase-completeness': phaseCompleteness,

@@ -1,7 +1,8 @@
 // The section manifest (gsd-core/workflows/section-manifest.json) evaluated
-// against this invocation's facts. Each atom of the frozen when= vocabulary
-// (compiler/data/when-vocabulary.json) has exactly one predicate here; a
-// manifest that names any other atom fails closed with file:line.
+// against this invocation's facts. The atoms our corpus uses, each a subset of
+// the frozen when= vocabulary (compiler/data/when-vocabulary.json), have one
+// predicate here (the build warns about one no marker uses: when-atom-unused);
+// a manifest that names any other atom fails closed with file:line.
 import path from 'node:path';
 import { CliError, FileFormatError } from '../core/errors.ts';
 import { readTextIfExists } from '../core/fs.ts';
@@ -14,47 +15,32 @@ export interface Facts {
   hasPriorPhases(): boolean;
   autoAdvanceActive(): boolean;
   chunkedMode(): boolean;
-  fallowEnabled(): boolean;
-  workstreamActive(): boolean;
   gitCreateTag(): boolean;
-  isMonorepo(): boolean;
+  contextWindow(): number;
   needsCodebaseMap(): boolean;
-  phaseMvpMode(): boolean;
-  reviewerInstancesConfigured(): boolean;
-  uiPhaseActive(): boolean;
-  worktreesEnabled(): boolean;
 }
+
+/** From this many tokens of context window, workflows give agents whole phases instead of lean file lists. */
+export const LARGE_CONTEXT_WINDOW = 500_000;
 
 export const WHEN_PREDICATES: Readonly<Record<string, (f: Facts) => boolean>> = Object.freeze({
   always: () => true,
   'flag:--wave': (f) => f.flag('--wave'),
   'flag:--auto': (f) => f.flag('--auto'),
   'flag:--discuss': (f) => f.flag('--discuss'),
-  'flag:--fix': (f) => f.flag('--fix') || f.flag('--all') || f.flag('--auto'),
   'flag:--forensic': (f) => f.flag('--forensic'),
-  'flag:--ingest': (f) => f.flag('--ingest'),
   'flag:--prd': (f) => f.flag('--prd'),
   'flag:--research': (f) => f.flag('--research'),
   'flag:--research-phase': (f) => f.flag('--research-phase'),
   'flag:--reset-phase-numbers': (f) => f.flag('--reset-phase-numbers'),
-  'flag:--reviews': (f) => f.flag('--reviews'),
   'flag:--validate': (f) => f.flag('--validate') || f.flag('--full'),
   'state:gap-closure-phase': (f) => typeof f.phaseNumber === 'string' && f.phaseNumber.includes('.'),
   'state:has-prior-phases': (f) => f.hasPriorPhases(),
   'state:auto-advance-active': (f) => f.autoAdvanceActive(),
   'state:chunked-mode': (f) => f.chunkedMode(),
-  'state:fallow-enabled': (f) => f.fallowEnabled(),
-  'state:flat-mode': (f) => !f.workstreamActive(),
   'state:git-create-tag': (f) => f.gitCreateTag(),
-  'state:is-monorepo': (f) => f.isMonorepo(),
+  'state:large-context-window': (f) => f.contextWindow() >= LARGE_CONTEXT_WINDOW,
   'state:needs-codebase-map': (f) => f.needsCodebaseMap(),
-  'state:next-channel': (f) => f.flag('--next') || f.flag('--rc'),
-  'state:phase-mvp-mode': (f) => f.phaseMvpMode(),
-  'state:plan-strategy-converge': (f) => f.flag('--converge') || f.flag('--cross-ai'),
-  'state:reviewer-instances-configured': (f) => f.reviewerInstancesConfigured(),
-  'state:ui-phase-active': (f) => f.uiPhaseActive(),
-  'state:workstream-active': (f) => f.workstreamActive(),
-  'state:worktrees-enabled': (f) => f.worktreesEnabled(),
 });
 
 export interface ManifestEntry {

@@ -61,9 +61,9 @@ s('should set values with coercion, refuse unknown or polluting keys, and unset 
   assert.is(r.code, 0, r.stderr);
   assert.equal(r.json, { updated: true, key: 'workflow.research', value: false, previousValue: null });
   r = await run(['config-set', 'context_window', '500000'], { cwd: root });
-  r = await run(['config-set', 'review.instances', '["codex", "gemini"]', '--raw'], { cwd: root });
-  assert.is(r.stdout, 'review.instances=["codex","gemini"]');
-  assert.equal(JSON.parse(read(root, '.planning/config.json')), { workflow: { research: false }, context_window: 500000, review: { instances: ['codex', 'gemini'] } });
+  r = await run(['config-set', 'planning.sub_repos', '["api", "web"]', '--raw'], { cwd: root });
+  assert.is(r.stdout, 'planning.sub_repos=["api","web"]');
+  assert.equal(JSON.parse(read(root, '.planning/config.json')), { workflow: { research: false }, context_window: 500000, planning: { sub_repos: ['api', 'web'] } });
   const before = read(root, '.planning/config.json');
   for (const [args, re] of [
     [['config-set', 'workflow.plan_checker', 'true'], /Unknown config key: "workflow\.plan_checker"/],
