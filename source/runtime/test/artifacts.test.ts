@@ -59,6 +59,17 @@ s('should check plan structure with file:line findings', async () => {
   assert.ok(r.json.errors.some((e: string) => /01-03-PLAN\.md:2[0-9]: task "Task one" has no <action>/.test(e)), JSON.stringify(r.json.errors));
 });
 
+s('should warn, without failing, when a plan has no <threat_model> block', async () => {
+  const modelled = plan('01', '03').replace('<tasks>', '<threat_model>\n| Category | Component | Threat | Severity | Disposition | Mitigation |\n|---|---|---|---|---|---|\n| Spoofing | login | - | - | n/a | - |\n</threat_model>\n\n<tasks>');
+  const root = standardProject({ '.planning/phases/01-foundation/01-03-PLAN.md': modelled });
+  let r = await run(['verify', 'plan-structure', '.planning/phases/01-foundation/01-01-PLAN.md'], { cwd: root });
+  assert.is(r.json.valid, true);
+  assert.ok(r.json.warnings.includes('.planning/phases/01-foundation/01-01-PLAN.md: missing <threat_model> block (one row per STRIDE category; see templates/plan.md)'), JSON.stringify(r.json.warnings));
+  r = await run(['verify', 'plan-structure', '.planning/phases/01-foundation/01-03-PLAN.md'], { cwd: root });
+  assert.is(r.json.valid, true);
+  assert.not.ok(r.json.warnings.some((w: string) => w.includes('threat_model')), JSON.stringify(r.json.warnings));
+});
+
 s('should check phase completeness and references', async () => {
   const root = standardProject({ '.planning/phases/01-foundation/01-01-SUMMARY.md': summary('01', '01'), 'docs/a.md': '@.planning/PROJECT.md\nSee `src/missing.ts` and `.planning/STATE.md`.\n```\n`src/in-fence.ts`\n```\n' });
   let r = await run(['verify', 'phase-completeness', '1'], { cwd: root });
