@@ -68,6 +68,14 @@ s('should warn, without failing, when a plan has no <threat_model> block', async
   r = await run(['verify', 'plan-structure', '.planning/phases/01-foundation/01-03-PLAN.md'], { cwd: root });
   assert.is(r.json.valid, true);
   assert.not.ok(r.json.warnings.some((w: string) => w.includes('threat_model')), JSON.stringify(r.json.warnings));
+  // The shipped plan template carries the block, with a row per STRIDE category.
+  const env = { GSD_CORE_DIR: path.resolve('source/gsd-core') };
+  r = await run(['template', 'fill', 'plan', '--phase', '1', '--plan', '04', '--name', 'Cookie', '--type', 'execute', '--wave', '1'], { cwd: root, env });
+  assert.is(r.code, 0, r.stderr);
+  const filled = read(root, '.planning/phases/01-foundation/01-04-PLAN.md');
+  for (const category of ['Spoofing', 'Tampering', 'Repudiation', 'Information disclosure', 'Denial of service', 'Elevation of privilege']) assert.match(filled, new RegExp(`^\\| ${category} \\|`, 'm'));
+  r = await run(['verify', 'plan-structure', '.planning/phases/01-foundation/01-04-PLAN.md'], { cwd: root });
+  assert.not.ok(r.json.warnings.some((w: string) => w.includes('threat_model')), JSON.stringify(r.json.warnings));
 });
 
 s('should check phase completeness and references', async () => {
