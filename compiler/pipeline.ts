@@ -19,6 +19,7 @@ import { checkEmittedPaths, checkLimits, foreignRoots } from './check/check-emit
 import { checkOnlyBlocks } from './check/check-only-blocks.ts';
 import { checkCliCalls, type CommandTable } from './check/check-cli-calls.ts';
 import { checkOrphanReferences, checkUnreadConfigKeys, checkUnusedWhenAtoms, type SettingsSources } from './check/check-dead-settings.ts';
+import { checkShellLiterals } from './check/check-shell-literals.ts';
 import { checkCodeCommands, checkCommandCells, shippedCommandNames } from './check/check-code-commands.ts';
 import { isConfigKey } from '../source/runtime/config/config.ts';
 import { emitBundle, type GeneratedFile, type VirtualTree } from './emit/emit-bundle.ts';
@@ -83,6 +84,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     ...checkBudgets(budgetRows, budgets),
     ...checkOnlyBlocks(ir.nodes, targets.map((target) => target.definition.id)),
     ...cliCallFindings(files, layout, ir.nodes),
+    ...checkShellLiterals(ir.nodes),
     ...checkCodeCommands(files, codeRoots(layout), shippedCommandNames(ir.nodes)),
     ...checkCommandCells(ir.nodes, new Set([...shippedCommandNames(ir.nodes), ...ir.nodes.filter((node) => node.kind === 'agent').map((node) => node.name), ...hooks.map((hook) => hook.id)])),
     ...deadSettingFindings(await settingsSources(options.sourceDir, files, layout, ir.nodes), ir.nodes, layout.settings?.maintainerDocs ?? []),

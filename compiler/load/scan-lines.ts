@@ -93,3 +93,33 @@ function directiveKind(trimmed: string): LineClass {
   if (/^\/?gsd:only(?:\s|$)/.test(inner)) return 'only';
   return 'comment';
 }
+
+export interface FencedBlock {
+  /** The opener's info string, trimmed (`bash`, `sh title="x"`, '' for none). */
+  info: string;
+  /** The lines between the opener and its close (or the end of the text). */
+  body: ScannedLine[];
+}
+
+/** The fenced code blocks of scanned lines, each with its info string and body lines. */
+export function fencedBlocks(lines: readonly ScannedLine[]): FencedBlock[] {
+  const blocks: FencedBlock[] = [];
+  let open: { block: FencedBlock; fence: { char: string; length: number } } | null = null;
+  for (const line of lines) {
+    if (line.kind !== 'fence') {
+      open = null;
+      continue;
+    }
+    if (open) {
+      if (closesFence(line.content, open.fence)) open = null;
+      else open.block.body.push(line);
+      continue;
+    }
+    const opener = FENCE_OPEN.exec(line.content);
+    if (!opener) continue;
+    const block: FencedBlock = { info: opener[3]!.trim(), body: [] };
+    blocks.push(block);
+    open = { block, fence: { char: opener[2]![0]!, length: opener[2]!.length } };
+  }
+  return blocks;
+}

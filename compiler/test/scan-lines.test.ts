@@ -1,5 +1,5 @@
 // Edge cases of the one scan that tells text, fences, comments and markers apart.
-import { scanLines } from '../load/scan-lines.ts';
+import { fencedBlocks, scanLines } from '../load/scan-lines.ts';
 import { parseSections } from '../load/parse-sections.ts';
 import { WHEN_VOCABULARY } from '../pipeline.ts';
 import { suite, assert } from './harness.ts';
@@ -75,6 +75,18 @@ scan('should find no markers, and so no errors, in fenced examples of bad marker
   const { sections, diagnostics } = parseSections('f.md', scanLines(text), WHEN_VOCABULARY);
   assert.equal(diagnostics, []);
   assert.equal(sections.length, 1);
+});
+
+scan('should list fenced blocks with their info strings and body lines, an unclosed one running to the end', () => {
+  const blocks = fencedBlocks(scanLines('a\n```bash title="x"\none\n```\n~~~~\n```\n~~~~\n````\nlast\n'));
+  assert.equal(
+    blocks.map((block) => [block.info, block.body.map((line) => [line.line, line.content])]),
+    [
+      ['bash title="x"', [[3, 'one']]],
+      ['', [[6, '```']]],
+      ['', [[9, 'last']]],
+    ],
+  );
 });
 
 scan.run();

@@ -57,6 +57,7 @@ export const INIT_TABLE: Record<string, InitSpec> = {
   'plan-phase': {
     models: { researcher: 'gsd-phase-researcher', planner: 'gsd-planner', checker: 'gsd-plan-checker', pattern_mapper: 'gsd-pattern-mapper' },
     parts: ['phase', 'docs', 'plan-settings', 'milestone'],
+    settings: ['workflow.ui_phase'],
   },
   'execute-phase': {
     models: { executor: 'gsd-executor', verifier: 'gsd-verifier' },

@@ -37,6 +37,7 @@ const planStructure: Handler = (inv, ctx) => {
   for (const tag of ['objective', 'tasks']) {
     if (!lines.some((l) => l.includes(`<${tag}>`))) errors.push(`${rel}: missing <${tag}> block`);
   }
+  if (!lines.some((l) => l.includes('<threat_model>'))) warnings.push(`${rel}: missing <threat_model> block (one row per STRIDE category; see templates/plan.md)`);
   const tasks: { name: string | null; type: string; line: number; hasFiles: boolean; hasAction: boolean; hasVerify: boolean; hasDone: boolean }[] = [];
   let open: { start: number; type: string } | null = null;
   lines.forEach((l, i) => {

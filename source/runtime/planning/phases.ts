@@ -133,6 +133,16 @@ function docId(name: string, kind: 'PLAN' | 'SUMMARY', phase: string): string | 
   return null;
 }
 
+/**
+ * A replaced plan: `status: superseded` (what replanning sets), or a
+ * `superseded_by:` naming its replacement. It stays on disk as history and
+ * drops out of every count, index and reading list.
+ */
+export function isSuperseded(frontmatter: YamlMap): boolean {
+  const by = frontmatter.superseded_by;
+  return String(frontmatter.status ?? '').toLowerCase() === 'superseded' || (by !== undefined && by !== null && by !== '' && by !== false);
+}
+
 /** Plans and summaries of a phase directory, paired by plan ID. */
 export function scanPhase(dir: string, phase: string): PhaseScan {
   const names = [...listDir(dir).map((n) => ({ n, p: path.join(dir, n) })), ...listDir(path.join(dir, 'plans')).map((n) => ({ n, p: path.join(dir, 'plans', n) }))];
@@ -154,8 +164,7 @@ export function scanPhase(dir: string, phase: string): PhaseScan {
       } catch (e) {
         error = (e as Error).message;
       }
-      const status = String(frontmatter.status ?? '').toLowerCase();
-      return { id, file: p, summary: summaries.get(id) ?? null, superseded: status === 'superseded', frontmatter, ...(error ? { error } : {}) };
+      return { id, file: p, summary: summaries.get(id) ?? null, superseded: isSuperseded(frontmatter), frontmatter, ...(error ? { error } : {}) };
     });
   return {
     plans,

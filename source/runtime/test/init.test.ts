@@ -100,6 +100,8 @@ s('should return phase, models, settings and paths for plan-phase', async () => 
   assert.is(j.has_context, true);
   assert.is(j.context_path, '.planning/phases/01-foundation/01-CONTEXT.md');
   assert.is(j.plan_count, 2);
+  assert.is(j.ui_phase, true, 'workflow.ui_phase defaults to true, so plan-phase can offer /gsd-ui-phase');
+  assert.is(j.nyquist_validation_enabled, true);
   assert.is(j.project_title, 'Demo Project');
   assert.is(j.project_root, root);
   assert.equal(j.flags, ['--tdd']);

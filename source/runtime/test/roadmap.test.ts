@@ -175,6 +175,29 @@ s('should index plans by wave with dependencies and runnable plans', async () =>
   assert.is(r.json.plans[0].objective, 'Plan 01');
 });
 
+s('should leave superseded plans (status: superseded or superseded_by:) out of the plan index, init plans and phase find', async () => {
+  const live = (id: string, extra = '') => `---\nphase: 01\nplan: "${id}"\ntype: execute\nwave: 1\ndepends_on: []\nfiles_modified: [src/${id}.ts]\nautonomous: true\n${extra}---\n<objective>\nPlan ${id}\n</objective>\n<tasks>\n<task type="auto"><name>x</name></task>\n</tasks>\n`;
+  const root = project({
+    '.planning/ROADMAP.md': ROADMAP_MD,
+    '.planning/phases/01-foundation/01-01-PLAN.md': live('01', 'status: superseded\n'),
+    '.planning/phases/01-foundation/01-02-PLAN.md': live('02', 'superseded_by: "01-03"\n'),
+    '.planning/phases/01-foundation/01-03-PLAN.md': live('03'),
+    '.planning/phases/01-foundation/01-04-PLAN.md': live('04', 'superseded_by: ""\n'),
+  });
+  let r = await run(['phase', 'plan-index', '1'], { cwd: root });
+  assert.equal(r.json.plans.map((p: { id: string }) => p.id), ['01-03', '01-04'], 'an empty superseded_by does not supersede');
+  assert.equal(r.json.waves, { 1: ['01-03', '01-04'] });
+  assert.equal(r.json.runnable, ['01-03', '01-04']);
+  r = await run(['init', 'execute-phase', '1'], { cwd: root });
+  assert.equal(r.json.plans, ['01-03-PLAN.md', '01-04-PLAN.md']);
+  assert.is(r.json.plan_count, 2);
+  r = await run(['phase', 'find', '1'], { cwd: root });
+  assert.equal([r.json.plans, r.json.plan_count, r.json.plan_count_all], [['01-03-PLAN.md', '01-04-PLAN.md'], 2, 4]);
+  r = await run(['verify', 'phase-completeness', '1'], { cwd: root });
+  assert.equal(r.json.superseded, ['01-01', '01-02']);
+  assert.equal(r.json.missing_summaries, ['01-03', '01-04']);
+});
+
 s('should find a phase directory, or answer found:false', async () => {
   const root = standardProject();
   let r = await run(['find-phase', '1'], { cwd: root });

@@ -1,0 +1,111 @@
+// Shell examples in agents and workflows are copied, not read: a weaker model
+// runs `--phase 3` in phase 7 because the example said so. Every phase
+// number, phase folder, plan id or commit scope in a fenced shell block must
+// be a placeholder the agent fills (<phase>, {phase}, $PHASE), not a value.
+// Lines come from the one line scanner; the patterns are linear (no nested
+// quantifiers over the same characters).
+import { diagnostic, type Diagnostic } from '../diagnostics.ts';
+import type { IrNode } from '../ir/types.ts';
+import { fencedBlocks, scanLines } from '../load/scan-lines.ts';
+import data from '../data/shell-literals.json' with { type: 'json' };
+
+const CHECKED_KINDS: ReadonlySet<string> = new Set(data.kinds);
+const SHELL_INFO: ReadonlySet<string> = new Set(data.shellInfo);
+
+/** A phase number as the corpus writes it: 3, 03, 02.1, 12A. */
+const PHASE = '\\d{1,3}(?:\\.\\d{1,3})?[A-Z]?';
+const PADDED = '\\d{2}(?:\\.\\d{1,3})?[A-Z]?';
+/** Not inside a longer word, path segment, version or date. */
+const START = '(?<![\\w.-])';
+
+interface LiteralPattern {
+  what: string;
+  pattern: RegExp;
+  /** Capture group holding the literal (its column is reported). */
+  group: number;
+}
+
+const PATTERNS: readonly LiteralPattern[] = [
+  { what: 'a phase or plan number after a flag', pattern: new RegExp(`--(?:phase|plan)(?:=|[ \\t]+)(${PHASE})(?![\\w.])`, 'g'), group: 1 },
+  { what: 'a plan id', pattern: new RegExp(`${START}(${PADDED}-\\d{2,3})(?=-[A-Za-z]|[^\\w.-]|$)`, 'g'), group: 1 },
+  { what: 'a phase folder', pattern: new RegExp(`${START}(${PADDED}-[a-z][a-z0-9]*(?:-[a-z0-9]+)*)`, 'g'), group: 1 },
+  { what: 'a phase in a commit scope', pattern: new RegExp(`\\((${PADDED})\\):`, 'g'), group: 1 },
+];
+
+/** `node "…/gsd-tools.cjs" <verb> …`: the rest of the line after the program. */
+const INVOCATION = /gsd-tools\.cjs["']?\s+(.*)$/;
+const BARE_NUMBER = new RegExp(`^${PHASE}$`);
+
+export function checkShellLiterals(nodes: readonly IrNode[]): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  for (const node of nodes) {
+    if (!CHECKED_KINDS.has(node.kind) || !node.path.endsWith('.md')) continue;
+    for (const block of fencedBlocks(scanLines(node.text))) {
+      if (!SHELL_INFO.has(block.info.split(/\s/)[0]!.toLowerCase())) continue;
+      for (const line of block.body) {
+        for (const found of literalsOf(line.content)) {
+          diagnostics.push(
+            diagnostic(node.path, line.line, found.column, 'shell-literal-value', `expected a placeholder (<phase>, {phase}, $PHASE) for ${found.what} in a shell example, found the literal "${found.text}"`),
+          );
+        }
+      }
+    }
+  }
+  return diagnostics;
+}
+
+interface Literal {
+  what: string;
+  text: string;
+  /** 1-based. */
+  column: number;
+}
+
+/** Every literal of one shell line, left to right, one per position. */
+export function literalsOf(content: string): Literal[] {
+  const byColumn = new Map<number, Literal>();
+  for (const { what, pattern, group } of PATTERNS) {
+    for (const match of content.matchAll(pattern)) {
+      const text = match[group]!;
+      const column = match.index + match[0].indexOf(text) + 1;
+      if (!byColumn.has(column)) byColumn.set(column, { what, text, column });
+    }
+  }
+  for (const word of positionalNumbers(content)) if (!byColumn.has(word.column)) byColumn.set(word.column, word);
+  return [...byColumn.values()].sort((a, b) => a.column - b.column);
+}
+
+/** Bare numbers given to a runtime-CLI verb as positional arguments (`phase plan-index 3`): phase numbers. */
+function positionalNumbers(content: string): Literal[] {
+  const call = INVOCATION.exec(content);
+  if (!call) return [];
+  const offset = call.index + call[0].length - call[1]!.length;
+  const found: Literal[] = [];
+  let previous = '';
+  for (const word of unquotedWords(call[1]!)) {
+    if (/^[;&|]/.test(word.text)) break;
+    if (BARE_NUMBER.test(word.text) && !previous.startsWith('--')) found.push({ what: 'a phase number', text: word.text, column: offset + word.index + 1 });
+    previous = word.text;
+  }
+  return found;
+}
+
+/** Whitespace-separated words of a command line; a quoted word is one word whose text is '"…"' and never a bare number. */
+function unquotedWords(text: string): { text: string; index: number }[] {
+  const words: { text: string; index: number }[] = [];
+  let index = 0;
+  while (index < text.length) {
+    while (index < text.length && (text[index] === ' ' || text[index] === '\t')) index += 1;
+    if (index >= text.length) break;
+    const start = index;
+    while (index < text.length && text[index] !== ' ' && text[index] !== '\t') {
+      const quote = text[index];
+      if (quote === '"' || quote === "'") {
+        const close = text.indexOf(quote, index + 1);
+        index = close === -1 ? text.length : close + 1;
+      } else index += 1;
+    }
+    words.push({ text: text.slice(start, index), index: start });
+  }
+  return words;
+}
