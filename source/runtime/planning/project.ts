@@ -49,7 +49,7 @@ export function evolveProject(text: string, e: Evolution): { text: string; valid
   const v = hs().find((h) => h.level === 3 && /^validated\b/i.test(h.text));
   if (v) {
     let [start, end] = sectionRange(doc.lines, v, hs());
-    for (let i = end - 1; i > start; i--) {
+    for (let i = end - 1; i >= start; i--) {
       if (PLACEHOLDER.test(doc.lines[i]!)) {
         doc.lines.splice(i, 1);
         end -= 1;

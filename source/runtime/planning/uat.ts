@@ -76,7 +76,7 @@ export function parseUat(source: string, rel: string): Parsed {
   const tests: UatTest[] = [];
   const range = section(lines, hs, 'tests');
   if (range) {
-    const inner = hs.filter((h) => h.level === 3 && h.index > range[0] && h.index < range[1]);
+    const inner = hs.filter((h) => h.level === 3 && h.index >= range[0] && h.index < range[1]);
     for (const [k, h] of inner.entries()) {
       const m = TEST_HEADING.exec(h.text);
       if (!m) continue;
@@ -88,9 +88,9 @@ export function parseUat(source: string, rel: string): Parsed {
   const gr = section(lines, hs, 'gaps');
   let gaps: Gap[] = [];
   if (gr) {
-    const yaml = lines.slice(gr[0] + 1, gr[1]).filter((l) => !/^```/.test(l.trim()) && l.trim() !== 'None yet.');
+    const yaml = lines.slice(gr[0], gr[1]).filter((l) => !/^```/.test(l.trim()) && l.trim() !== 'None yet.');
     if (yaml.some((l) => l.trim() !== '')) {
-      const data = parseYaml(`gaps:\n${yaml.map((l) => `  ${l}`).join('\n')}\n`, rel, gr[0] + 2);
+      const data = parseYaml(`gaps:\n${yaml.map((l) => `  ${l}`).join('\n')}\n`, rel);
       const list = data.gaps;
       if (!Array.isArray(list)) throw new CliError('invalid-args', `${rel}: ## Gaps must hold a YAML list of gaps, found ${JSON.stringify(list)}`);
       gaps = list.map((g, i) => toGap(g, i, rel));
@@ -136,7 +136,7 @@ function replaceSection(lines: string[], name: string, title: string, content: s
   const r = section(lines, hs, name);
   const block = ['', ...content, ''];
   if (!r) return [...lines, `## ${title}`, ...block];
-  return [...lines.slice(0, r[0] + 1), ...block, ...lines.slice(r[1])];
+  return [...lines.slice(0, r[0]), ...block, ...lines.slice(r[1])];
 }
 
 /** Re-derive `## Summary`, `## Current Test` and `## Gaps` from the tests and gaps. */
