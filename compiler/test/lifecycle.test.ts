@@ -480,7 +480,8 @@ function verifyPhase(s: Scratch, p: Phase, next: Phase | null): void {
   assert.is(uat.path, uatFile);
   s.run(pick(VERIFY_WORK, /^commit .*start acceptance/), { vars: { padded_phase: p.padded, uat_file: uatFile } });
   // The user answers "pass" twice; the workflow records each answer.
-  s.write(uatFile, s.read(uatFile).replaceAll('result: pending', 'result: pass').replace('passed: 0', 'passed: 2').replace('pending: 2', 'pending: 0'));
+  for (const test of [1, 2]) answer(s, p, test, 'pass');
+  assert.match(s.read(uatFile), /^passed: 2$/m);
   s.run(pick(VERIFY_WORK, /^frontmatter set \{uat_file\} --field status/), { vars: { uat_file: uatFile } });
   s.run(pick(VERIFY_WORK, /^frontmatter set \{uat_file\} --field updated/), { vars: { uat_file: uatFile }, set: { '--value': FIXED_NOW } });
   s.run(pick(VERIFY_WORK, /^commit .*acceptance test results/), { vars: { padded_phase: p.padded, uat_file: uatFile } });
@@ -495,6 +496,13 @@ function verifyPhase(s: Scratch, p: Phase, next: Phase | null): void {
   for (const id of p.reqs) assert.match(s.read('.planning/REQUIREMENTS.md'), new RegExp(`- \\[x\\] \\*\\*${id}\\*\\*`));
   assert.is(s.query(['state', 'get', 'Status', '--raw']), next ? 'Ready to plan' : 'All phases complete');
   assert.is(s.git(['status', '--porcelain', '.planning']), '');
+}
+
+/** One answer recorded with verify-work's `uat record` call. */
+function answer(s: Scratch, p: Phase, test: number, result: 'pass' | 'issue', reported = ''): any {
+  const call = pick(VERIFY_WORK, 'uat record');
+  const binding: Binding = result === 'pass' ? { vars: { phase_number: p.number, test }, set: { '--result': 'pass' }, drop: ['--reported', '--severity'] } : { vars: { phase_number: p.number, test, reply: reported } };
+  return s.run(call, binding);
 }
 
 /** Milestone completed: readiness dry run, the archive, and the commit of the moved folders. */
@@ -545,9 +553,13 @@ function pauseAndResume(s: Scratch): void {
   s.run(pick(PAUSE, 'state add-decision'), { vars: { current_phase: state.current_phase }, set: { '--summary': 'Notes are stored as Markdown files', '--rationale': 'users can read them without the app' } });
   s.run(pick(PAUSE, 'template fill continue-here'), { vars: { current_phase: state.current_phase, handoff_path: handoff }, set: { '--fields': JSON.stringify({ plan: 'none', task: 'none', status_before_pause: before }) } });
   const where = 'discussing phase 1 storage format';
+  const report = `.planning/reports/${TODAY}-session.md`;
+  s.run(pick(PAUSE, 'template fill session-report'), { vars: { current_phase: state.current_phase, report_path: report }, set: { '--fields': JSON.stringify({ stopped_at: where }) } });
+  assert.match(s.read(report), new RegExp(`^stopped_at: ${where}$`, 'm'));
+  assert.match(s.read(report), /^## Done$[\s\S]*^## Decided$[\s\S]*^## Left$/m);
   s.run(pick(PAUSE, 'state record-session'), { vars: { 'one line on where work stopped': where, handoff_path: handoff }, set: { '--stopped-at': where } });
   s.run(pick(PAUSE, 'state update Status'), { positional: ['Status', `Paused: ${where}`] });
-  s.run(pick(PAUSE, 'commit'), { vars: { handoff_path: handoff }, positional: [`wip: pause at phase 1`] });
+  s.run(pick(PAUSE, 'commit'), { vars: { handoff_path: handoff, report_path: report }, positional: [`wip: pause at phase 1`] });
   assert.match(s.read(handoff), /^status_before_pause: Ready to plan$/m);
   assert.is(s.query(['state', 'json']).status, 'paused');
   assert.is(s.query(['state', 'get', 'Resume file', '--raw']), handoff);
@@ -563,6 +575,7 @@ function pauseAndResume(s: Scratch): void {
   assert.is(s.query(['state', 'get', 'Status', '--raw']), 'Ready to plan');
   assert.is(s.query(['state', 'get', 'Resume file', '--raw']), 'None');
   assert.is(s.exists(handoff), false);
+  assert.ok(s.exists(report), 'the session report outlives the handoff');
   assert.is(s.git(['status', '--porcelain', '.planning']), '', 'the handoff removal is committed');
 }
 
@@ -754,6 +767,128 @@ test('should debug a bug from report to knowledge base and capture, list and com
   initialise(s);
   debugFlow(s);
   captureFlow(s);
+});
+
+/**
+ * Acceptance testing finds an issue; verify-work diagnoses it, plans the fix in
+ * the same phase with the gap's id, execute-phase --gaps-only runs just that
+ * plan, and the re-run of verify-work re-tests the item and closes the phase.
+ */
+function gapClosure(s: Scratch, p: Phase): void {
+  const dir = dirOf(p);
+  const uatFile = `${dir}/${p.padded}-UAT.md`;
+  const verification = s.run(pick(VERIFIER, 'template fill verification'), { set: { '--phase': p.number, '--fields': '{"status": "passed", "score": "3/3 must-haves verified"}' } });
+  s.run(pick(VERIFIER, 'commit'), { positional: [`docs(${p.padded}): verify phase`], set: { '--files': [verification.path] } });
+
+  // First session: test 1 passes, test 2 is an issue.
+  const init = s.run(pick(VERIFY_WORK, 'init verify-work'), { vars: { phase: p.number } });
+  assert.is(init.has_uat, false);
+  assert.ok(init.debugger_model !== undefined && init.plan_check === true, 'init gives the debugger model and the plan-check setting');
+  const tests = { sources: [`${p.padded}-01-SUMMARY.md`], total: 2, tests: [{ number: 1, name: 'Create a note', expected: 'It is listed' }, { number: 2, name: 'Reload the page', expected: 'The note is still listed after a reload' }] };
+  s.run(pick(VERIFY_WORK, 'template fill uat'), { vars: { phase_number: p.number }, set: { '--fields': JSON.stringify(tests) } });
+  s.run(pick(VERIFY_WORK, /^commit .*start acceptance/), { vars: { padded_phase: p.padded, uat_file: uatFile } });
+  const first = answer(s, p, 1, 'pass');
+  assert.equal([first.gap_id, first.next_test?.number], [null, 2]);
+  const second = answer(s, p, 2, 'issue', 'the note is gone after a reload');
+  const gapId = `G-${p.padded}-2`;
+  assert.is(second.gap_id, gapId);
+  assert.equal(second.counts, { total: 2, passed: 1, issues: 1, pending: 0, skipped: 0, blocked: 0 });
+  assert.is(second.next_test, null);
+  assert.match(s.read(uatFile), /^reported: "the note is gone after a reload"$/m);
+  assert.match(s.read(uatFile), new RegExp(`^## Gaps\n\n- id: ${gapId}\n  test: 2\n  truth: The note is still listed after a reload\n`, 'm'));
+  s.run(pick(VERIFY_WORK, /^frontmatter set \{uat_file\} --field status/), { vars: { uat_file: uatFile } });
+  s.run(pick(VERIFY_WORK, /^frontmatter set \{uat_file\} --field updated/), { vars: { uat_file: uatFile }, set: { '--value': FIXED_NOW } });
+  s.run(pick(VERIFY_WORK, /^commit .*acceptance test results/), { vars: { padded_phase: p.padded, uat_file: uatFile } });
+
+  // Diagnosis: one debugger per open gap, each in diagnose mode; the cause goes into the gap.
+  const listed = s.run(pick(VERIFY_WORK, 'uat gaps'), { vars: { phase_number: p.number } });
+  assert.equal([listed.open, listed.undiagnosed, listed.unplanned, listed.next_plan], [[gapId], [gapId], [gapId], '02']);
+  const opened = s.run(pick(DEBUG, 'debug open'), { vars: { title: `Gap ${gapId}: note lost on reload`, expected: 'The note is still listed after a reload', actual: 'the note is gone after a reload', errors: 'none', reproduction: `Test 2 of ${uatFile}` } });
+  const session = `.planning/debug/${opened.slug}.md`;
+  s.run(pick(DEBUGGER, /^debug update \{slug\} --evidence/), { vars: { slug: opened.slug }, set: { '--evidence': 'save() keeps notes in memory only' } });
+  const diagnosed = s.run(pick(VERIFY_WORK, 'uat diagnose'), {
+    vars: { phase_number: p.number, gap_id: gapId, root_cause: 'notes are kept in memory, never written to storage', files: `src/${p.slug}.ts`, suggested_fix: 'persist on save', slug: opened.slug },
+  });
+  assert.equal([diagnosed.status, diagnosed.all_diagnosed], ['diagnosed', true]);
+  s.run(pick(VERIFY_WORK, /^commit .*diagnose acceptance gaps/), { vars: { padded_phase: p.padded, uat_file: uatFile } });
+  assert.is(s.query(['frontmatter', 'get', uatFile, '--field', 'status']).status, 'diagnosed');
+  assert.match(s.read(uatFile), new RegExp(`^  debug_session: ${session.replace(/[.]/g, '\\.')}$`, 'm'));
+
+  // Gap plan in the same phase, carrying the gap id; the planner's structure check and the gaps listing agree.
+  const fill = pick(PLANNER, 'template fill plan');
+  const gapPlan = s.run({ ...fill, words: [...fill.words, '--fields', JSON.stringify({ gap_ids: [gapId] })] }, { set: { '--phase': p.number, '--plan': listed.next_plan, '--name': 'Persist notes', '--type': 'execute', '--wave': '1' } });
+  const planFile: string = gapPlan.path;
+  assert.is(planFile, `${dir}/${p.padded}-02-PLAN.md`);
+  assert.match(s.read(planFile), new RegExp(`^gap_closure: true\ngap_ids: \\[${gapId}\\]$`, 'm'));
+  s.edit(planFile, /^requirements: \[\]$/m, `requirements: [${p.reqs.join(', ')}]`);
+  const structure = s.run(pick(PLANNER, 'verify plan-structure'), { positional: [planFile] });
+  assert.is(structure.valid, true, JSON.stringify(structure.errors));
+  const after = s.run(pick(VERIFY_WORK, 'uat gaps'), { vars: { phase_number: p.number } });
+  assert.equal([after.unplanned, after.gaps[0].plans, after.gaps[0].executed], [[], [`${p.padded}-02`], false]);
+  s.run(pick(VERIFY_WORK, /^commit .*plan acceptance gap closure/), { vars: { padded_phase: p.padded, phase_dir: dir } });
+  assert.is(s.git(['status', '--porcelain', '.planning']), '');
+
+  // execute-phase --gaps-only: only the gap plan is selected and run.
+  const exec = s.run(pick(EXECUTE_PHASE, 'init execute-phase'), { args: [p.number, '--gaps-only'] });
+  assert.equal([exec.gaps_only, exec.plan_count, exec.incomplete_count, exec.incomplete_plans], [true, 1, 1, [`${p.padded}-02`]]);
+  assert.is(exec.node_repair_budget, 2, 'the executor gets the configured repair budget');
+  const index = s.run(pick(EXECUTE_PHASE, /^phase plan-index .*--gaps-only/), { vars: { phase_number: p.number } });
+  assert.equal(index.waves, { '1': [`${p.padded}-02`] });
+  assert.equal(s.query(['phase', 'plan-index', p.number]).waves, { '1': [`${p.padded}-01`, `${p.padded}-02`] }, 'without the flag both plans are listed');
+  s.write(`src/${p.slug}.ts`, 'export const save = (n: string) => localStorage.setItem("notes", n);\n');
+  s.run(pick(EXECUTOR, 'commit'), { positional: [`fix(${p.padded}-02): persist notes`], set: { '--files': [`src/${p.slug}.ts`] } });
+  const summaryCall = pick(EXECUTOR, /^template fill summary/);
+  const summary = s.run(summaryCall, { set: { '--phase': p.number, '--plan': '02', '--name': 'Persist notes', ...(summaryCall.words.includes('--fields') ? { '--fields': '{"duration": "5min"}' } : {}) } });
+  s.edit(summary.path, /^\*\*\[[^\n]*\]\*\*$/m, '**Notes are written to storage on save.**');
+  s.run(pick(EXECUTOR, /^commit docs\(/), { positional: [`docs(${p.padded}-02): complete plan`], set: { '--files': [summary.path] } });
+  assert.is(s.run(pick(EXECUTE_PHASE, 'summary-extract'), { vars: { phase_dir: dir, plan_id: `${p.padded}-02` } }).one_liner, 'Notes are written to storage on save.');
+  const vars = { phase_number: p.number, padded_phase: p.padded, plan_id: `${p.padded}-02`, duration: '5min', tasks: 1, files: 1, wave: 1, phase_dir: dir };
+  s.run(pick(EXECUTE_PHASE, 'state record-metric'), { vars });
+  s.run(pick(EXECUTE_PHASE, 'state advance-plan'), { vars });
+  s.run(pick(EXECUTE_PHASE, 'roadmap update-plan-progress'), { vars });
+  s.run(pick(EXECUTE_PHASE, /^commit .*wave/), { vars });
+  assert.match(s.read('.planning/ROADMAP.md'), new RegExp(`\\| ${p.number}\\. ${p.name} \\| 2/2 \\|`));
+  // The verifier checks the phase again and replaces its report (--force, as its prompt says).
+  const vfill = pick(VERIFIER, 'template fill verification');
+  s.run({ ...vfill, words: [...vfill.words, '--force'] }, { set: { '--phase': p.number, '--fields': `{"status": "passed", "score": "4/4 must-haves verified, ${gapId} closed"}` } });
+  s.run(pick(VERIFIER, 'commit'), { positional: [`docs(${p.padded}): verify phase again`], set: { '--files': [verification.path] } });
+  assert.is(s.query(['uat', 'gaps', p.number]).gaps[0].executed, true);
+
+  // Re-verification: the fixed gap is resolved, its test re-run and passed, and the phase closes.
+  const again = s.run(pick(VERIFY_WORK, 'init verify-work'), { vars: { phase: p.number } });
+  assert.equal([again.has_uat, again.uat_path], [true, uatFile]);
+  const reconciled = s.run(pick(VERIFY_WORK, 'uat reconcile'), { vars: { phase_number: p.number } });
+  assert.equal([reconciled.resolved, reconciled.open, reconciled.retest], [[gapId], [], [2]]);
+  assert.is(s.run(pick(VERIFY_WORK, /^frontmatter get \{uat_path\} --field status/), { vars: { uat_path: uatFile } }).status, 'testing');
+  assert.match(s.read(uatFile), /### 2\. Reload the page\nexpected: The note is still listed after a reload\nresult: pending\n/);
+  assert.match(s.read(uatFile), /^  status: resolved$/m);
+  assert.match(s.read(uatFile), new RegExp(`^  plans:\n    - ${p.padded}-02\n  resolved_at: "${FIXED_NOW.replace(/[.]/g, '\\.')}"$`, 'm'));
+  const retest = answer(s, p, 2, 'pass');
+  assert.equal([retest.counts.passed, retest.counts.issues, retest.next_test], [2, 0, null]);
+  s.run(pick(VERIFY_WORK, /^frontmatter set \{uat_file\} --field status/), { vars: { uat_file: uatFile } });
+  s.run(pick(VERIFY_WORK, /^frontmatter set \{uat_file\} --field updated/), { vars: { uat_file: uatFile }, set: { '--value': FIXED_NOW } });
+  s.run(pick(VERIFY_WORK, /^commit .*acceptance test results/), { vars: { padded_phase: p.padded, uat_file: uatFile } });
+  const closed = s.run(pick(VERIFY_WORK, 'phase complete'), { vars: { phase_number: p.number } });
+  s.run(pick(VERIFY_WORK, /^commit .*complete phase/), { vars: { padded_phase: p.padded, phase_number: p.number, phase_dir: dir } });
+  assert.is(closed.completed_phase, p.number);
+  assert.equal(closed.project_validated, [...p.reqs]);
+  assert.match(s.read(`.planning/ROADMAP.md`), new RegExp(`\\| ${p.number}\\. ${p.name} \\| 2/2 \\| Complete \\| ${TODAY} \\|`));
+  // The per-phase transition: PROJECT.md's validated requirements and key decisions.
+  const project = s.read('.planning/PROJECT.md');
+  assert.match(project, /### Validated\n\n- ✓ \*\*NOTE-01\*\*: User can create a note with a title and body — Phase 1\n- ✓ \*\*NOTE-02\*\*: [^\n]* — Phase 1\n/);
+  assert.match(project, new RegExp(`\\| Notes persist in local storage \\| survives a reload without a server \\| ${TODAY} \\|`));
+  assert.match(project, new RegExp(`^\\*Last updated: ${TODAY} after phase 1\\*$`, 'm'));
+  assert.is(s.git(['status', '--porcelain', '.planning']), '', 'the transition is committed with the phase');
+}
+
+test('should close an acceptance gap in place: diagnosis, a gap plan with its id, execute-phase --gaps-only and a re-test, with the calls the corpus makes', async () => {
+  const s = new Scratch(await buildBundle(), tmpDir('gsd-lifecycle-cache-'));
+  initialise(s);
+  const p = PHASES[0];
+  planPhase(s, p);
+  s.query(['state', 'add-decision', '--phase', p.number, '--summary', 'Notes persist in local storage', '--rationale', 'survives a reload without a server']);
+  executePhase(s, p);
+  gapClosure(s, p);
 });
 
 const UNDO = 'gsd-core/workflows/undo.md';

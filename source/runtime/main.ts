@@ -39,6 +39,8 @@ const FAMILIES: Record<string, () => Promise<HandlerModule>> = {
   seed: () => import('./commands/capture.ts'),
   thread: () => import('./commands/capture.ts'),
   debug: () => import('./commands/debug.ts'),
+  uat: () => import('./commands/uat.ts'),
+  quick: () => import('./commands/quick.ts'),
   stats: () => import('./commands/stats.ts'),
   commits: () => import('./commands/commits.ts'),
   worktree: () => import('./commands/worktree.ts'),

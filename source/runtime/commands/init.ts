@@ -64,7 +64,7 @@ export const INIT_TABLE: Record<string, InitSpec> = {
     parts: ['phase', 'docs', 'plans', 'exec-settings', 'milestone'],
   },
   'phase-op': { models: {}, parts: ['phase', 'docs', 'search'] },
-  'verify-work': { models: { planner: 'gsd-planner', checker: 'gsd-plan-checker', verifier: 'gsd-verifier' }, parts: ['phase', 'docs', 'verify'] },
+  'verify-work': { models: { planner: 'gsd-planner', checker: 'gsd-plan-checker', verifier: 'gsd-verifier', debugger: 'gsd-debugger' }, parts: ['phase', 'docs', 'verify'], settings: ['workflow.plan_check'] },
   'discuss-phase': { models: { advisor: 'gsd-advisor-researcher' }, parts: ['phase', 'docs', 'plan-settings'] },
   'discuss-phase-assumptions': { models: { analyzer: 'gsd-assumptions-analyzer' }, parts: ['phase', 'docs', 'plan-settings'] },
   progress: { models: { executor: 'gsd-executor', planner: 'gsd-planner' }, parts: ['milestone', 'progress', 'resume'] },
@@ -344,8 +344,9 @@ const PARTS: Record<Part, (ic: InitContext) => Record<string, unknown>> = {
   },
   plans: (ic) => {
     const phase = ic.inv.args.phase;
-    if (!phase || !ic.info?.dir) return { plans: [], summaries: [], incomplete_plans: [], plan_count: 0, incomplete_count: 0, waves: {}, runnable_plans: [], runnable_count: 0, blocked_by: {}, has_checkpoints: false };
-    const idx = planIndex(ic.ctx, phase);
+    if (!phase || !ic.info?.dir) return { plans: [], summaries: [], incomplete_plans: [], plan_count: 0, incomplete_count: 0, waves: {}, runnable_plans: [], runnable_count: 0, blocked_by: {}, has_checkpoints: false, gaps_only: ic.flag('--gaps-only') };
+    const gapsOnly = ic.flag('--gaps-only');
+    const idx = planIndex(ic.ctx, phase, { gapsOnly });
     const wave = ic.inv.flags['--wave'];
     const inWave = typeof wave === 'number' ? new Set(idx.waves[String(wave)] ?? []) : null;
     const runnable = inWave ? idx.runnable.filter((id) => inWave.has(id)) : idx.runnable;
@@ -362,13 +363,16 @@ const PARTS: Record<Part, (ic: InitContext) => Record<string, unknown>> = {
       runnable_count: runnable.length,
       blocked_by: idx.blocked_by,
       has_checkpoints: idx.has_checkpoints,
+      gaps_only: gapsOnly,
     };
   },
   'plan-settings': (ic) => ({
     tdd_mode: ic.flag('--tdd') || ic.wf('tdd_mode') === true,
     granularity: (ic.inv.flags['--granularity'] as string | undefined) ?? getPath(ic.resolved, 'planning.granularity') ?? ic.resolved.granularity,
     research_enabled: !ic.flag('--skip-research') && (ic.flag('--research') || ic.wf('research') !== false),
-    plan_checker_enabled: ic.wf('plan_check') !== false,
+    plan_checker_enabled: !ic.flag('--skip-verify') && ic.wf('plan_check') !== false,
+    ui_gate_enabled: !ic.flag('--skip-ui') && ic.wf('ui_phase') !== false,
+    gaps_mode: ic.flag('--gaps'),
     nyquist_validation_enabled: ic.wf('nyquist_validation') !== false,
     pattern_mapper_enabled: ic.wf('pattern_mapper') !== false,
     text_mode: ic.wf('text_mode') === true,
@@ -401,7 +405,8 @@ const PARTS: Record<Part, (ic: InitContext) => Record<string, unknown>> = {
       verifier_enabled: ic.wf('verifier') !== false,
       use_worktrees: ic.wf('use_worktrees') !== false,
       node_repair: ic.wf('node_repair') !== false,
-      node_repair_budget: ic.wf('node_repair_budget'),
+      // The retries an executor may spend on a failed task before it escalates; 0 when repair is off.
+      node_repair_budget: ic.wf('node_repair') === false ? 0 : (ic.wf('node_repair_budget') as number),
     };
   },
   milestone: (ic) => {
@@ -433,8 +438,9 @@ const PARTS: Record<Part, (ic: InitContext) => Record<string, unknown>> = {
       quick_dir: ic.ctx.rel(quickDir),
       task_dir: ic.ctx.rel(path.join(quickDir, `${id}-${slug}`)),
       branch_name: typeof tmpl === 'string' ? tmpl.replace('{id}', id).replace('{slug}', slug) : null,
-      discuss: ic.flag('--discuss'),
-      research: ic.flag('--research'),
+      // --full is the whole pipeline: discuss, research and validate.
+      discuss: ic.flag('--discuss') || ic.flag('--full'),
+      research: ic.flag('--research') || ic.flag('--full'),
       validate: ic.flag('--validate') || ic.flag('--full'),
     };
   },

@@ -1,4 +1,4 @@
-// phase find | plan-index | next-decimal | add | insert | remove | complete
+// phase find | plan-index | next-decimal | add | insert | remove | edit | complete
 import fs from 'node:fs';
 import path from 'node:path';
 import { str, bool } from '../cli/parse.ts';
@@ -6,7 +6,7 @@ import type { Ctx } from '../core/context.ts';
 import { CliError, refused } from '../core/errors.ts';
 import { readText, readTextIfExists, writeSet } from '../core/fs.ts';
 import { withLock } from '../core/lock.ts';
-import { deletePhase, insertPhase, renumberPhases, setBulletChecked, syncPlanBoxes, upsertProgressRow } from '../planning/roadmap-edit.ts';
+import { deletePhase, editPhaseFields, insertPhase, renumberPhases, setBulletChecked, syncPlanBoxes, upsertProgressRow } from '../planning/roadmap-edit.ts';
 import { countedPhases, parseRoadmap } from '../planning/roadmap.ts';
 import {
   comparePhase,
@@ -23,6 +23,7 @@ import {
 } from '../planning/phases.ts';
 import { phaseInfo, roadmapFor, verificationStatus } from '../planning/phase-info.ts';
 import { markRequirements } from '../planning/requirements.ts';
+import { evolveProject, phaseDecisions, requirementTexts } from '../planning/project.ts';
 import { computeProgress, progressBar } from '../planning/progress.ts';
 import { mutateState, setField, statePath } from '../planning/state.ts';
 import { findField } from '../md/body.ts';
@@ -72,9 +73,14 @@ function asList(v: unknown): string[] {
     .filter(Boolean);
 }
 
-export function planIndex(ctx: Ctx, phase: string) {
+/**
+ * Plans of a phase with waves and what can run now. `gapsOnly` keeps the plans
+ * with `gap_closure: true` (a plan outside them still satisfies a depends_on
+ * once its summary exists).
+ */
+export function planIndex(ctx: Ctx, phase: string, opts: { gapsOnly?: boolean } = {}) {
   const info = phaseInfo(ctx, phase);
-  const plans = (info.scan?.live ?? []).map((p) => {
+  const all = (info.scan?.live ?? []).map((p) => {
     const text = readTextIfExists(p.file) ?? '';
     const fm = p.frontmatter;
     const objective = /<objective>\s*([\s\S]*?)\s*<\/objective>/.exec(text)?.[1]?.split('\n')[0]?.trim() ?? null;
@@ -93,10 +99,13 @@ export function planIndex(ctx: Ctx, phase: string) {
       task_count: tasks.length,
       has_checkpoint: tasks.some((t) => /type\s*=\s*"checkpoint/.test(t[1]!)),
       has_summary: !!p.summary,
+      gap_closure: fm.gap_closure === true || fm.gap_closure === 'true',
+      gap_ids: asList(fm.gap_ids),
       ...(p.error ? { frontmatter_error: p.error } : {}),
     };
   });
-  const done = new Set(plans.filter((p) => p.has_summary).map((p) => p.id));
+  const done = new Set(all.filter((p) => p.has_summary).map((p) => p.id));
+  const plans = opts.gapsOnly ? all.filter((p) => p.gap_closure) : all;
   const waves: Record<string, string[]> = {};
   for (const p of [...plans].sort((a, b) => a.wave - b.wave)) (waves[String(p.wave)] ??= []).push(p.id);
   const incomplete = plans.filter((p) => !p.has_summary);
@@ -116,10 +125,11 @@ export function planIndex(ctx: Ctx, phase: string) {
     runnable,
     blocked_by: blocked,
     has_checkpoints: plans.some((p) => p.has_checkpoint),
+    gaps_only: !!opts.gapsOnly,
   };
 }
 
-const planIndexCmd: Handler = (inv, ctx) => ({ data: planIndex(ctx, inv.args.phase!) });
+const planIndexCmd: Handler = (inv, ctx) => ({ data: planIndex(ctx, inv.args.phase!, { gapsOnly: bool(inv, '--gaps-only') }) });
 
 /** Every phase number known from the roadmap (whole file) and the disk. */
 function knownPhases(ctx: Ctx): string[] {
@@ -306,6 +316,34 @@ const remove: Handler = (inv, ctx) =>
     }),
   );
 
+/** phase edit: set the goal, dependencies or requirements of a planned phase (ROADMAP.md only). */
+const edit: Handler = (inv, ctx) =>
+  withLock(ctx.planningPath('.lock'), () => {
+    const values = {
+      Goal: str(inv, '--goal'),
+      'Depends on': str(inv, '--depends-on'),
+      Requirements: str(inv, '--requirements'),
+    };
+    if (Object.values(values).every((v) => v === undefined)) throw new CliError('invalid-args', 'phase edit: give at least one of --goal, --depends-on, --requirements');
+    for (const [k, v] of Object.entries(values)) if (v !== undefined && v.trim() === '') throw new CliError('invalid-args', `phase edit: --${k.toLowerCase().replace(/ /g, '-')} is empty; expected the new text`);
+    const file = roadmapFile(ctx);
+    const rel = ctx.rel(file);
+    const rm = requireRoadmap(ctx);
+    const info = phaseInfo(ctx, inv.args.phase!, rm);
+    if (!info.roadmap) throw new CliError('not-found', `${rel}: phase ${info.number} has no section to edit`);
+    if (rm.bullets.some((b) => b.norm === info.padded && b.checked) && !bool(inv, '--force')) throw refused(`phase ${info.number} is complete; pass --force to edit it anyway`);
+    const before = readText(file);
+    let r: ReturnType<typeof editPhaseFields>;
+    try {
+      r = editPhaseFields(before, rel, info.padded, Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Record<string, string>);
+    } catch (error) {
+      throw new CliError('not-found', (error as Error).message);
+    }
+    if (r.text !== before) writeSet([{ file, before, after: r.text }]);
+    const after = phaseInfo(ctx, info.padded);
+    return { data: { phase: info.number, changed: r.changed, goal: after.roadmap?.goal ?? null, depends_on: after.roadmap?.dependsOn ?? null, requirements: after.roadmap?.requirements ?? [] } };
+  });
+
 const complete: Handler = (inv, ctx) =>
   withLock(ctx.planningPath('.lock'), () => {
     const file = roadmapFile(ctx);
@@ -335,12 +373,22 @@ const complete: Handler = (inv, ctx) =>
     const ordered = countedPhases(rm);
     const idx = ordered.findIndex((p) => p.norm === info.padded);
     const next = idx >= 0 ? (ordered[idx + 1] ?? null) : null;
+    const projFile = path.join(ctx.planning, 'PROJECT.md');
+    const projBefore = readTextIfExists(projFile);
+    const evolved = projBefore === null ? null : evolveProject(projBefore, {
+      phase: info.number,
+      date: today,
+      requirements: requirementTexts(req?.text ?? reqBefore ?? '', reqIds),
+      decisions: phaseDecisions(readTextIfExists(statePath(ctx)) ?? '', info.number),
+    });
+    const projectWrite = evolved && projBefore !== null && evolved.text !== projBefore ? [{ file: projFile, before: projBefore, after: evolved.text }] : [];
     const warnings: string[] = [];
     if (req?.not_found.length) warnings.push(`requirements not found in REQUIREMENTS.md: ${req.not_found.join(', ')}`);
     return withLock(`${statePath(ctx)}.lock`, () => {
       writeSet([
         { file, before: roadmapBefore, after: roadmapAfter },
         ...(req && reqBefore !== null ? [{ file: reqFile, before: reqBefore, after: req.text }] : []),
+        ...projectWrite,
       ]);
       let stateUpdated = false;
       if (readTextIfExists(statePath(ctx)) !== null) {
@@ -361,6 +409,7 @@ const complete: Handler = (inv, ctx) =>
           writeSet([
             { file, before: roadmapAfter, after: roadmapBefore },
             ...(req && reqBefore !== null ? [{ file: reqFile, before: req.text, after: reqBefore }] : []),
+            ...projectWrite.map((w) => ({ file: w.file, before: w.after, after: w.before })),
           ]);
           throw error;
         }
@@ -378,6 +427,9 @@ const complete: Handler = (inv, ctx) =>
           state_updated: stateUpdated,
           requirements_updated: !!req && req.text !== reqBefore,
           requirements_marked: req?.marked ?? [],
+          project_updated: projectWrite.length > 0,
+          project_validated: evolved?.validated ?? [],
+          project_decisions: evolved?.decisions ?? [],
           warnings,
           has_warnings: warnings.length > 0,
         },
@@ -392,5 +444,6 @@ export const handlers: Record<string, Handler> = {
   'phase add': add,
   'phase insert': insert,
   'phase remove': remove,
+  'phase edit': edit,
   'phase complete': complete,
 };

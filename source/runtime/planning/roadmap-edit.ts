@@ -185,3 +185,43 @@ export function renumberPhases(text: string, file: string, mapping: Map<string, 
   }
   return join(rm, lines);
 }
+
+/** Fields of a phase section that `phase edit` may set, as they are spelled in ROADMAP.md. */
+export const EDITABLE_FIELDS = ['Goal', 'Depends on', 'Requirements'] as const;
+export type EditableField = (typeof EDITABLE_FIELDS)[number];
+
+/**
+ * Set `**Field**: value` lines of one phase's section; a field the section
+ * lacks is added after the last field line that precedes it in EDITABLE_FIELDS
+ * order (else right under the heading). Returns the text and what changed.
+ */
+export function editPhaseFields(text: string, file: string, phase: string, values: Partial<Record<EditableField, string>>): { text: string; changed: EditableField[] } {
+  const rm = parseRoadmap(text, file);
+  const p = rm.allPhases.find((x) => x.norm === normalizePhase(phase));
+  if (!p) throw new Error(`${file}: phase ${displayPhase(phase)} has no section; expected a "Phase ${displayPhase(phase)}: <name>" heading`);
+  const lines = [...rm.lines];
+  const changed: EditableField[] = [];
+  let end = p.end;
+  for (const name of EDITABLE_FIELDS) {
+    const value = values[name];
+    if (value === undefined) continue;
+    const re = new RegExp(`^(\\s*(?:[-*]\\s+)?\\*\\*${name}(?::\\*\\*|\\*\\*\\s*:?)\\s*)(.*)$`, 'i');
+    const at = lines.slice(p.start, end).findIndex((l) => re.test(l));
+    const line = value.replace(/\r?\n/g, ' ').trim();
+    if (at >= 0) {
+      const i = p.start + at;
+      const next = lines[i]!.replace(re, (_m, head: string) => `${head}${line}`);
+      if (next !== lines[i]) changed.push(name);
+      lines[i] = next;
+    } else {
+      const earlier = EDITABLE_FIELDS.slice(0, EDITABLE_FIELDS.indexOf(name));
+      let insertAt = p.line + 1;
+      while (insertAt < end && lines[insertAt]!.trim() === '') insertAt++;
+      for (let i = p.start; i < end; i++) if (earlier.some((e) => new RegExp(`^\\s*\\*\\*${e}`, 'i').test(lines[i]!))) insertAt = i + 1;
+      lines.splice(insertAt, 0, `**${name}**: ${line}`);
+      end += 1;
+      changed.push(name);
+    }
+  }
+  return { text: join(rm, lines), changed };
+}
