@@ -10,7 +10,7 @@ import { renderAgents } from './agent-formats.ts';
 import { renderFrontmatter, truncate } from './render-frontmatter.ts';
 import { renderRoot, renderString, renderText, type RenderContext } from './render-text.ts';
 import { nestRouterTable, routedCommands } from './nest-routers.ts';
-import { EXECUTABLE_HOOK_FORMATS, HOOK_FORMATS, HOOK_MERGE_FORMATS, hookFiles, runtimeHooks } from './hook-formats.ts';
+import { hookFiles, hookFormat, runtimeHooks } from './hook-formats.ts';
 import { addBundleManifest } from './bundle-manifest.ts';
 import { BUNDLE_FACTS_FILE } from '../../source/runtime/core/bundle-facts.ts';
 import { bundleFactsText } from './bundle-facts.ts';
@@ -99,9 +99,9 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
   }
   if (scope.hooks && hooks.length > 0) {
     const registered = runtimeHooks(hooks, scope.hooks, target.definition.toolMaps ?? {}, hookScriptName);
-    const runnable = EXECUTABLE_HOOK_FORMATS.has(scope.hooks.format) ? { executable: true } : {};
-    const merge = HOOK_MERGE_FORMATS[scope.hooks.format];
-    for (const [file, list] of hookFiles(scope.hooks.path, registered)) put(at(file), HOOK_FORMATS[scope.hooks.format]!(list), { ...runnable, ...(merge ? { merge } : {}) });
+    const format = hookFormat(scope.hooks.format);
+    const extra = { ...(format.executable ? { executable: true } : {}), ...(format.merge ? { merge: format.merge } : {}) };
+    for (const [file, list] of hookFiles(scope.hooks.path, registered)) put(at(file), format.render(list, scope.hooks), extra);
   }
   for (const config of scope.config ?? []) {
     const merge = CONFIG_MERGE_FORMATS[config.format];

@@ -20,9 +20,21 @@ export interface RuntimeHook {
   command: string;
 }
 
-type HookFormat = (hooks: readonly RuntimeHook[]) => string;
+/**
+ * One way a runtime registers hooks: how the registration is written, whether
+ * its file is shared with the user (merged by the installer in that format)
+ * or GSD's own (null: Copilot's hooks/gsd.json, Cline's dispatchers), and
+ * whether it is itself a program the runtime runs. A format reads the
+ * runtime's vocabulary from the hook surface, never from constants here.
+ */
+export interface HookFormat {
+  render: (hooks: readonly RuntimeHook[], surface: HookSurface) => string;
+  merge: MergeFormat | null;
+  executable?: true;
+}
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+const MERGED_HEADER = '# Entries GSD adds to this file. The installer merges them into yours and removes exactly them on uninstall.\n';
 
 /** Events in first-registration order, each with its hooks in registry order. */
 function byEvent(hooks: readonly RuntimeHook[]): Map<string, RuntimeHook[]> {
@@ -31,137 +43,116 @@ function byEvent(hooks: readonly RuntimeHook[]): Map<string, RuntimeHook[]> {
   return events;
 }
 
-/** Cascade's tool actions, for a tool event registered without a matcher. */
-const WINDSURF_ACTIONS = ['read_code', 'write_code', 'run_command', 'mcp_tool_use'];
+/** Each event's hooks, written by `entry`. */
+const perEvent = (hooks: readonly RuntimeHook[], entry: (hook: RuntimeHook, event: string) => unknown) =>
+  Object.fromEntries([...byEvent(hooks)].map(([event, list]) => [event, list.map((hook) => entry(hook, event))]));
 
-/** Antigravity events whose entries are matcher groups rather than bare handlers. */
-const ANTIGRAVITY_TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse']);
+/** Claude Code's settings.json shape, also read by Codex's hooks.json and several others. */
+function settingsJson(hooks: readonly RuntimeHook[]): string {
+  // The status line is a setting of its own, not a hook event; a target maps StatusLine to `statusLine` for it.
+  const statusLine = hooks.find((hook) => hook.event === 'statusLine');
+  const events = hooks.filter((hook) => hook.event !== 'statusLine');
+  return json({
+    ...(events.length > 0
+      ? { hooks: perEvent(events, (hook) => ({ ...(hook.matcher ? { matcher: hook.matcher } : {}), hooks: [{ type: 'command', command: hook.command, ...(hook.timeout ? { timeout: hook.timeout } : {}) }] })) }
+      : {}),
+    ...(statusLine ? { statusLine: { type: 'command', command: statusLine.command } } : {}),
+  });
+}
 
-export const HOOK_FORMATS: Record<string, HookFormat> = {
-  /** Claude Code's settings.json shape, also read by Codex's hooks.json and several others. */
-  'settings-json': (hooks) => {
-    // The status line is a setting of its own, not a hook event; a target maps StatusLine to `statusLine` for it.
-    const statusLine = hooks.find((hook) => hook.event === 'statusLine');
-    const events = hooks.filter((hook) => hook.event !== 'statusLine');
-    return json({
-      ...(events.length > 0
-        ? {
-            hooks: Object.fromEntries(
-              [...byEvent(events)].map(([event, list]) => [
-                event,
-                list.map((hook) => ({
-                  ...(hook.matcher ? { matcher: hook.matcher } : {}),
-                  hooks: [{ type: 'command', command: hook.command, ...(hook.timeout ? { timeout: hook.timeout } : {}) }],
-                })),
-              ]),
-            ),
-          }
-        : {}),
-      ...(statusLine ? { statusLine: { type: 'command', command: statusLine.command } } : {}),
-    });
-  },
+export const HOOK_FORMATS: Readonly<Record<string, HookFormat>> = {
+  'settings-json': { merge: 'json', render: settingsJson },
   /**
    * Cursor's hooks.json: version 1, a flat list of commands per event, each
    * with its own matcher and timeout; a hook whose crash policy is `deny` is
    * marked failClosed, so Cursor blocks the call when the hook cannot run.
    */
-  'cursor-json': (hooks) =>
-    json({
-      version: 1,
-      hooks: Object.fromEntries(
-        [...byEvent(hooks)].map(([event, list]) => [
-          event,
-          list.map((hook) => ({
-            command: hook.command,
-            ...(hook.matcher ? { matcher: hook.matcher } : {}),
-            ...(hook.timeout ? { timeout: hook.timeout } : {}),
-            ...(hook.crashPolicy === 'deny' ? { failClosed: true } : {}),
-          })),
-        ]),
-      ),
-    }),
+  'cursor-json': {
+    merge: 'json',
+    render: (hooks) =>
+      json({
+        version: 1,
+        hooks: perEvent(hooks, (hook) => ({
+          command: hook.command,
+          ...(hook.matcher ? { matcher: hook.matcher } : {}),
+          ...(hook.timeout ? { timeout: hook.timeout } : {}),
+          ...(hook.crashPolicy === 'deny' ? { failClosed: true } : {}),
+        })),
+      }),
+  },
   /**
    * Windsurf's hooks.json: a flat list of commands per event, no version.
    * Cascade names tool events by action (pre_write_code, pre_run_command…),
-   * so a target maps a tool event to a pattern such as `pre_{action}` and its
-   * matcher tool map names the actions; the hook is listed under each one.
+   * so a target maps a tool event to a pattern such as `pre_{action}`; the
+   * hook is listed under each action its matcher names, or under every one
+   * of the surface's `actions` when it has no matcher.
    */
-  'windsurf-json': (hooks) => {
-    const expanded = hooks.flatMap((hook) =>
-      hook.event.includes('{action}')
-        ? (hook.matcher?.split('|') ?? WINDSURF_ACTIONS).map((action) => ({ ...hook, event: hook.event.replace('{action}', action) }))
-        : [hook],
-    );
-    return json({ hooks: Object.fromEntries([...byEvent(expanded)].map(([event, list]) => [event, list.map((hook) => ({ command: hook.command, show_output: false }))])) });
+  'windsurf-json': {
+    merge: 'json',
+    render: (hooks, surface) => {
+      const expanded = hooks.flatMap((hook) =>
+        hook.event.includes('{action}') ? (hook.matcher?.split('|') ?? surface.actions ?? []).map((action) => ({ ...hook, event: hook.event.replace('{action}', action) })) : [hook],
+      );
+      return json({ hooks: perEvent(expanded, (hook) => ({ command: hook.command, show_output: false })) });
+    },
   },
   /**
    * Antigravity's hooks.json: top-level keys are hook names (here the GSD hook
-   * id), each holding its events; tool events list matcher groups, the other
-   * events list handlers directly.
+   * id), each holding its events; the surface's `matcherEvents` list matcher
+   * groups, the other events list handlers directly.
    */
-  'antigravity-json': (hooks) => {
-    const named: Record<string, Record<string, unknown[]>> = {};
-    for (const hook of hooks) {
-      const handler = { type: 'command', command: hook.command, ...(hook.timeout ? { timeout: hook.timeout } : {}) };
-      const events = (named[hook.id] ??= {});
-      (events[hook.event] ??= []).push(ANTIGRAVITY_TOOL_EVENTS.has(hook.event) ? { matcher: hook.matcher ?? '*', hooks: [handler] } : handler);
-    }
-    return json(named);
+  'antigravity-json': {
+    merge: 'json',
+    render: (hooks, surface) => {
+      const grouped = new Set(surface.matcherEvents ?? []);
+      const named: Record<string, Record<string, unknown[]>> = {};
+      for (const hook of hooks) {
+        const handler = { type: 'command', command: hook.command, ...(hook.timeout ? { timeout: hook.timeout } : {}) };
+        const events = (named[hook.id] ??= {});
+        (events[hook.event] ??= []).push(grouped.has(hook.event) ? { matcher: hook.matcher ?? '*', hooks: [handler] } : handler);
+      }
+      return json(named);
+    },
   },
   /** GitHub Copilot's hook file: version 1, bash commands with a timeout in seconds. */
-  'copilot-json': (hooks) =>
-    json({
-      version: 1,
-      hooks: Object.fromEntries(
-        [...byEvent(hooks)].map(([event, list]) => [event, list.map((hook) => ({ type: 'command', bash: hook.command, timeoutSec: hook.timeout ?? 10 }))]),
-      ),
-    }),
+  'copilot-json': {
+    merge: null,
+    render: (hooks) => json({ version: 1, hooks: perEvent(hooks, (hook) => ({ type: 'command', bash: hook.command, timeoutSec: hook.timeout ?? 10 })) }),
+  },
   /** Kimi's config.toml: one [[hooks]] table per hook. */
-  'kimi-toml': (hooks) =>
-    `# Entries GSD adds to this file. The installer merges them into yours and removes exactly them on uninstall.\n${stringifyToml({
-      hooks: hooks.map((hook) => ({ event: hook.event, ...(hook.matcher ? { matcher: hook.matcher } : {}), command: hook.command, timeout: hook.timeout ?? 10 })),
-    })}\n`,
+  'kimi-toml': {
+    merge: 'toml',
+    render: (hooks) =>
+      `${MERGED_HEADER}${stringifyToml({ hooks: hooks.map((hook) => ({ event: hook.event, ...(hook.matcher ? { matcher: hook.matcher } : {}), command: hook.command, timeout: hook.timeout ?? 10 })) })}\n`,
+  },
   /**
    * Hermes Agent's shell hooks: a `hooks:` block in the profile's config.yaml,
-   * one list of {matcher, command, timeout} per event; a pre_tool_call hook
-   * that must block when it cannot run is marked fail_closed.
+   * one list of {matcher, command, timeout} per event; a hook that must block
+   * when it cannot run is marked fail_closed on the surface's `failClosedEvents`.
    */
-  'hermes-yaml': (hooks) =>
-    `# Entries GSD adds to this file. The installer merges them into yours and removes exactly them on uninstall.\n${new Document({
-      hooks: Object.fromEntries(
-        [...byEvent(hooks)].map(([event, list]) => [
-          event,
-          list.map((hook) => ({
-            ...(hook.matcher ? { matcher: hook.matcher } : {}),
-            command: hook.command,
-            ...(hook.timeout ? { timeout: hook.timeout } : {}),
-            ...(hook.crashPolicy === 'deny' && event === 'pre_tool_call' ? { fail_closed: true } : {}),
-          })),
-        ]),
-      ),
-    }).toString({ lineWidth: 0 })}`,
+  'hermes-yaml': {
+    merge: 'yaml',
+    render: (hooks, surface) => {
+      const failClosed = new Set(surface.failClosedEvents ?? []);
+      const block = perEvent(hooks, (hook, event) => ({
+        ...(hook.matcher ? { matcher: hook.matcher } : {}),
+        command: hook.command,
+        ...(hook.timeout ? { timeout: hook.timeout } : {}),
+        ...(hook.crashPolicy === 'deny' && failClosed.has(event) ? { fail_closed: true } : {}),
+      }));
+      return `${MERGED_HEADER}${new Document({ hooks: block }).toString({ lineWidth: 0 })}`;
+    },
+  },
   /** Cline: an executable Node dispatcher per event file (compiler/emit/hook-format-cline.ts). */
-  'cline-script': clineHookScript,
+  'cline-script': { merge: null, executable: true, render: (hooks) => clineHookScript(hooks) },
 };
 
-/**
- * Whether a format's registration file is shared with the user (merged into
- * theirs by the installer, in this format) or owned by GSD (null: its own
- * file, such as Copilot's hooks/gsd.json or Cline's per-event dispatchers).
- */
-export const HOOK_MERGE_FORMATS: Record<string, MergeFormat | null> = {
-  'settings-json': 'json',
-  'cursor-json': 'json',
-  'windsurf-json': 'json',
-  'antigravity-json': 'json',
-  'copilot-json': null,
-  'kimi-toml': 'toml',
-  'hermes-yaml': 'yaml',
-  'cline-script': null,
-};
-
-/** Formats whose registration file is itself a program the runtime runs. */
-export const EXECUTABLE_HOOK_FORMATS: ReadonlySet<string> = new Set(['cline-script']);
+/** The format a target names; the loader has checked the name (load-targets.ts). */
+export function hookFormat(name: string): HookFormat {
+  const format = HOOK_FORMATS[name];
+  if (!format) throw new Error(`internal: no hook format "${name}"`);
+  return format;
+}
 
 /**
  * The registration files of a hook surface: one file at its path, or, when the

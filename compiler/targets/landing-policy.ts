@@ -5,7 +5,7 @@
 // registrations that are GSD's own files, hook scripts) plus GSD's own folder
 // under the root; merged files are the config files the definition shares
 // with the user, in the format it merges them in.
-import { EXECUTABLE_HOOK_FORMATS, HOOK_MERGE_FORMATS } from '../emit/hook-formats.ts';
+import { hookFormat } from '../emit/hook-formats.ts';
 import type { LandingPolicy, MergeFormat, OwnedPattern } from '../../source/runtime/install/landing.ts';
 import { SCOPE_IDS, type ConfigFile, type ScopeId, type Target, type TargetDefinition } from './target-types.ts';
 
@@ -40,8 +40,8 @@ export function landingPolicy(definition: TargetDefinition, scopeId: ScopeId): L
   }
   if (scope.hooks) {
     const hooks = scope.hooks;
-    const format = HOOK_MERGE_FORMATS[hooks.format] ?? null;
-    const mode = EXECUTABLE_HOOK_FORMATS.has(hooks.format) ? '0755' : '0644';
+    const format = hookFormat(hooks.format).merge;
+    const mode = hookFormat(hooks.format).executable ? '0755' : '0644';
     const events = [...new Set(Object.values(hooks.events ?? {}).filter((event): event is string => typeof event === 'string'))].sort();
     const registrations = hooks.path.includes('{event}') ? events.map((event) => at(hooks.path.replaceAll('{event}', event))) : [at(hooks.path)];
     for (const file of registrations) {

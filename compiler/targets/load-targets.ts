@@ -5,6 +5,7 @@ import path from 'node:path';
 import { compareText, diagnostic, type Diagnostic } from '../diagnostics.ts';
 import { linePosition, parseJsonWithPositions, yamlOffset } from '../load/yaml-position.ts';
 import { describeSchemaErrors, schemaValidator } from '../schemas.ts';
+import { HOOK_FORMATS } from '../emit/hook-formats.ts';
 import { mergeScope, originOf } from './merge-scopes.ts';
 import { SCOPE_IDS, type ScopeId, type Target, type TargetDefinition, type TargetScope } from './target-types.ts';
 
@@ -107,6 +108,11 @@ export function validateTarget(file: string, text: string) {
         const { line, column } = locate(originOf(shared, own, finding.path, id), finding.atKey);
         diagnostics.push(diagnostic(file, line, column, 'target-schema', `scope ${id}: ${finding.message}`));
       }
+    }
+    const hookFormatName = (value.hooks as { format?: unknown } | undefined)?.format;
+    if (typeof hookFormatName === 'string' && !Object.hasOwn(HOOK_FORMATS, hookFormatName)) {
+      const { line, column } = locate(originOf(shared, own, ['hooks', 'format'], id));
+      diagnostics.push(diagnostic(file, line, column, 'target-schema', `"hooks.format": expected one of ${Object.keys(HOOK_FORMATS).join(', ')}, found "${hookFormatName}"`));
     }
     merged[id] = value as unknown as TargetScope;
   }

@@ -68,7 +68,7 @@ export interface ConfigFile {
 }
 
 export interface HookSurface {
-  /** The adapter that writes the registration (compiler/emit/hook-formats.ts). */
+  /** The adapter that writes the registration: a key of HOOK_FORMATS (compiler/emit/hook-formats.ts), checked on load. */
   format: string;
   /** The file the registration goes to; with {event}, one file per event. */
   path: string;
@@ -82,6 +82,12 @@ export interface HookSurface {
   timeoutUnit?: 'seconds' | 'milliseconds';
   /** The command line that runs a hook; {file} is the script's file name. */
   command: string;
+  /** windsurf-json: the tool actions a `{action}` event without a matcher is listed under. */
+  actions?: string[];
+  /** antigravity-json: events whose entries are matcher groups rather than bare handlers. */
+  matcherEvents?: string[];
+  /** hermes-yaml: events on which a hook whose crash policy is deny is marked fail-closed. */
+  failClosedEvents?: string[];
 }
 
 export interface Limit {

@@ -6,7 +6,6 @@ import path from 'node:path';
 import { allBundles, compile, emitBundles, REPO_ROOT, type Compiled } from '../pipeline.ts';
 import type { VirtualTree } from '../emit/emit-bundle.ts';
 import { bytesOf, isBundleMetadata, MANIFEST_FILE, README_FILE, type BundleManifest } from '../emit/bundle-manifest.ts';
-import { HOOK_FORMATS, HOOK_MERGE_FORMATS } from '../emit/hook-formats.ts';
 import { schemaValidator } from '../schemas.ts';
 import { suite, assert } from './harness.ts';
 
@@ -60,7 +59,6 @@ manifests('should mark exactly the shared config files as merged, in their forma
   assert.equal(merged('kilo/global'), { '.config/kilo/kilo.jsonc': 'json' });
   assert.equal(merged('hermes/global'), { '.hermes/config.yaml': 'yaml' }, 'DESCRIPTION.md is owned');
   assert.equal(merged('cline/local'), { '.clinerules/gsd.md': 'markdown' }, 'the hook dispatchers are owned');
-  assert.equal(Object.keys(HOOK_MERGE_FORMATS).sort(), Object.keys(HOOK_FORMATS).sort(), 'every hook format says whether it is merged');
 });
 
 manifests('should ship a README.txt with the install, update and uninstall commands for the bundle', () => {

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { REPO_ROOT } from '../pipeline.ts';
 import { mergeScope } from '../targets/merge-scopes.ts';
 import { validateTarget } from '../targets/load-targets.ts';
+import { HOOK_FORMATS } from '../emit/hook-formats.ts';
 import { suite, assert } from './harness.ts';
 
 const s = suite('target merge');
@@ -41,6 +42,13 @@ s('should place an error of the merged scope in the block the value came from', 
   assert.is(definition, null);
   // Line 8 is shared's "hooks": the local scope never completes it.
   assert.equal(diagnostics.map((d) => `${d.line}:${d.column} ${d.message}`), ['8:14 scope local: "hooks": expected a "command" key, found none']);
+});
+
+s('should name the hook formats there are when a target asks for another', () => {
+  const text = JSON.stringify({ id: 't', name: 'T', shared: { root: '.t', commands: [], agents: [], hooks: { format: 'settings-yaml', path: 'h.json', scripts: 'h/{file}', command: 'node {file}' } }, scopes: { global: { base: 'home' } } }, null, 2);
+  const { diagnostics } = validateTarget('t/target.json', text);
+  assert.equal(diagnostics.map((d) => `${d.line}:${d.column} ${d.message}`), [`9:17 "hooks.format": expected one of ${Object.keys(HOOK_FORMATS).join(', ')}, found "settings-yaml"`]);
+  assert.ok(Object.keys(HOOK_FORMATS).length >= 8);
 });
 
 s('should keep every target free of one scope repeating what the other says', () => {
