@@ -33,7 +33,7 @@ export function checkFrontmatter(nodes: readonly IrNode[]): Diagnostic[] {
     }
     const expectedNames = node.kind === 'agent' ? [node.name] : [`gsd:${node.name}`, `gsd-${node.name}`];
     const name = frontmatter.data['name'];
-    if (node.kind === 'agent' || !node.name.startsWith('ns-')) {
+    if (node.kind === 'agent' || !node.router) {
       if (!expectedNames.includes(String(name))) {
         const { line, column } = at(['name'], false);
         diagnostics.push(diagnostic(node.path, line, column, 'frontmatter-schema', `"name": expected ${expectedNames.map((n) => `"${n}"`).join(' or ')} to match the file name, found ${JSON.stringify(name)}`));

@@ -9,7 +9,7 @@ import type { CommandSurface, ConfigFile, ScopeId, Target, TargetScope } from '.
 import { renderAgents } from './agent-formats.ts';
 import { renderFrontmatter, truncate } from './render-frontmatter.ts';
 import { renderRoot, renderString, renderText, type RenderContext } from './render-text.ts';
-import { nestRouterTable, routedCommands } from './nest-routers.ts';
+import { routedCommands, routerReads } from './nest-routers.ts';
 import { hookFiles, hookFormat, runtimeHooks } from './hook-formats.ts';
 import { addBundleManifest } from './bundle-manifest.ts';
 import { BUNDLE_FACTS_FILE } from '../../source/runtime/core/bundle-facts.ts';
@@ -73,8 +73,8 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
   const commands = ir.nodes.filter((node) => node.kind === 'command' && node.variant === undefined);
   for (const surface of scope.commands) {
     for (const placed of placeCommands(commands, surface, at)) {
-      let text = renderCommand(placed.command, surface, target, context, placed.path);
-      if (placed.routes) text = nestRouterTable(text, placed.path, placed.routes);
+      const reads = placed.routes && surface.nested ? routerReads(placed.path, placed.routes, surface.nested) : undefined;
+      const text = renderCommand(placed.command, surface, target, reads ? { ...context, routes: reads } : context, placed.path);
       put(placed.path, text, { source: placed.command.path });
     }
   }
@@ -132,7 +132,7 @@ function placeCommands(commands: IrNode[], surface: CommandSurface, at: (pattern
   const byName = new Map(commands.map((command) => [command.name, command]));
   return commands.map((command) => {
     const placed: PlacedCommand = { command, path: pathOf(command) };
-    if (command.name.startsWith('ns-')) {
+    if (command.router) {
       placed.routes = new Map(
         command.edges
           .filter((edge) => edge.kind === 'requires' && byName.has(edge.target))

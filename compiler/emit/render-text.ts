@@ -1,6 +1,6 @@
 // The text passes every emitted document goes through, in one order:
 // strip gsd:section marker lines, rewrite the typed spans (install root,
-// command mentions, $ARGUMENTS) for the target and scope, apply the target's
+// command mentions, $ARGUMENTS, a nested router's rows) for the target and scope, apply the target's
 // literal replacements to the text between spans, and end every line in LF.
 import type { IrNode, RewriteSpan } from '../ir/types.ts';
 import { extractReferences } from '../load/extract-references.ts';
@@ -13,6 +13,16 @@ export interface RenderContext {
   scope: TargetScope;
   /** The release version, for {version} in target data. */
   version: string;
+  /** A router rendered in a nested layout: its rows name files to read. */
+  routes?: RouterReads;
+}
+
+export interface RouterReads {
+  /** Routed command stem → its file, relative to the router's folder. */
+  files: ReadonlyMap<string, string>;
+  /** The target's words for the table's action column and the sentence after it (nested surface). */
+  header: string;
+  instruction: string;
 }
 
 interface Cut {
@@ -35,7 +45,10 @@ export function renderString(text: string, context: RenderContext): string {
 }
 
 function spanCuts(spans: readonly RewriteSpan[], context: RenderContext): Cut[] {
-  return spans.map((span) => ({ start: span.start, end: span.end, replacement: renderSpan(span, context) }));
+  return spans.flatMap((span) => {
+    const replacement = renderSpan(span, context);
+    return replacement === null ? [] : [{ start: span.start, end: span.end, replacement }];
+  });
 }
 
 function applyCuts(text: string, cuts: Cut[], context: RenderContext, from: number, to: number): string {
@@ -66,8 +79,18 @@ function removedLines(node: IrNode, targetId: string): Cut[] {
     .map((line) => ({ start: line.start, end: line.start + line.content.length + line.eol.length, replacement: '' }));
 }
 
-export function renderSpan(span: RewriteSpan, { target, scope }: RenderContext): string {
+/** The span's text for this bundle, or null to keep it as written (a router's table outside a nested layout). */
+export function renderSpan(span: RewriteSpan, { target, scope, routes }: RenderContext): string | null {
   switch (span.kind) {
+    case 'route': {
+      const [stem = '', ...flags] = span.value.split(' ');
+      const file = routes?.files.get(stem);
+      return file === undefined ? null : `Read \`${file}\`${flags.length > 0 ? ` (${flags.join(' ')})` : ''}`;
+    }
+    case 'route-header':
+      return routes ? routes.header : null;
+    case 'route-instruction':
+      return routes ? routes.instruction : null;
     case 'slash':
       return (target.slash ?? '/gsd-{name}').replace('{name}', span.value);
     case 'arguments':

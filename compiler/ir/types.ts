@@ -45,11 +45,12 @@ export interface Edge {
 
 /** A span of the source text that emit rewrites for each runtime. */
 export interface RewriteSpan {
-  kind: 'root' | 'slash' | 'arguments';
+  /** route, route-header, route-instruction: a router's table (load/router-routes.ts). */
+  kind: 'root' | 'slash' | 'arguments' | 'route' | 'route-header' | 'route-instruction';
   /** Offsets into `text`. */
   start: number;
   end: number;
-  /** root: the anchor (`~`, `$HOME`, `.` or ``); slash: the command stem. */
+  /** root: the anchor (`~`, `$HOME`, `.` or ``); slash: the command stem; route: the stem and its flags; route-header, route-instruction: the text as written. */
   value: string;
 }
 
@@ -92,6 +93,8 @@ export interface IrNode {
   bytes: number;
   /** Whether the file is executable (hooks, scripts). */
   executable?: boolean;
+  /** A router command (its name has the layout's router prefix): its table routes to other commands. */
+  router?: true;
   /** An alternative version of a node (e.g. upstream's `.compact` agents): checked, not shipped. */
   variant?: string;
 }

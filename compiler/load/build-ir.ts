@@ -4,6 +4,7 @@ import { isMap, isSeq, isScalar } from 'yaml';
 import { compareText, diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { CorpusIr, Edge, IrNode, NodeKind } from '../ir/types.ts';
 import { classifyPath, type Layout } from './layout.ts';
+import { routerSpans } from './router-routes.ts';
 import { extractReferences } from './extract-references.ts';
 import { frontmatterPosition, parseMarkdownDocument, type Frontmatter } from './parse-document.ts';
 import { parseSections } from './parse-sections.ts';
@@ -49,7 +50,7 @@ export function buildIr(files: readonly SourceFile[], vocabulary: ReadonlySet<st
       diagnostics.push(decoded.error);
       continue;
     }
-    const node = buildNode(file.path, classified.kind, classified.name, classified.parent, decoded.text, vocabulary, diagnostics);
+    const node = buildNode(file.path, classified.kind, classified.name, classified.parent, decoded.text, vocabulary, diagnostics, layout.routerPrefix);
     if (classified.variant) {
       node.id = `${node.id}.${classified.variant}`;
       node.variant = classified.variant;
@@ -83,6 +84,7 @@ function buildNode(
   decoded: string,
   vocabulary: ReadonlySet<string>,
   diagnostics: Diagnostic[],
+  routerPrefix?: string,
 ): IrNode {
   const bom = decoded.startsWith('\uFEFF');
   const text = bom ? decoded.slice(1) : decoded;
@@ -138,6 +140,10 @@ function buildNode(
   // Frontmatter kept as written (agents) may name the install root too, e.g. in a commented hook.
   const frontmatterSpans = parsed.frontmatter ? extractReferences(scanLines(text.slice(0, parsed.bodyStart))).spans.filter((span) => span.kind === 'root') : [];
   base.spans = [...frontmatterSpans, ...references.spans];
+  if (kind === 'command' && routerPrefix && name.startsWith(routerPrefix)) {
+    base.router = true;
+    base.spans.push(...routerSpans(text, parsed.bodyStart));
+  }
   return base;
 }
 

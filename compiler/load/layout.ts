@@ -22,6 +22,8 @@ export interface Layout {
   allowedForeignPaths: RegExp[];
   /** The runtime CLI's command table, against which every call in the corpus is checked. */
   cliTable?: string;
+  /** Commands whose name starts with this are routers (their table routes to other commands). */
+  routerPrefix?: string;
   /** Where the dead-settings check finds the config schema, the code that reads config, and the when= predicates. */
   settings?: LayoutSettings;
 }
@@ -53,6 +55,7 @@ interface LayoutData {
   warnings: Record<string, string>;
   allowedForeignPaths: Record<string, string>;
   cliTable?: string;
+  routerPrefix?: string;
   settings?: LayoutSettings;
 }
 
@@ -73,6 +76,7 @@ export function loadLayout(name: string): Layout {
     warnings: data.warnings as Layout['warnings'],
     allowedForeignPaths: Object.keys(data.allowedForeignPaths).map((pattern) => new RegExp(pattern)),
     ...(data.cliTable ? { cliTable: data.cliTable } : {}),
+    ...(data.routerPrefix ? { routerPrefix: data.routerPrefix } : {}),
     ...(data.settings ? { settings: data.settings } : {}),
   };
 }

@@ -46,7 +46,13 @@ export interface CommandSurface {
   /** A Handlebars template in the target's folder that replaces the body (thin wrappers). */
   template?: string;
   /** Namespace layout: commands routed by an ns-* router land under it, and its table reads them. */
-  nested?: { child: string };
+  nested?: {
+    child: string;
+    /** A router table's action column here (the source says Invoke). */
+    header: string;
+    /** The sentence after a router's table, for rows that name files to read. */
+    instruction: string;
+  };
 }
 
 export interface AgentSurface {
