@@ -1,4 +1,4 @@
-// What the installer tests share: the 30 bundles of source/ compiled once per
+// What the installer tests share: every bundle of source/ compiled once per
 // test process with their landing policies, a bundle's files and manifest, a
 // later release of a bundle, and a snapshot of a folder to compare a user's
 // tree before and after.
