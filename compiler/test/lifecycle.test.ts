@@ -631,7 +631,7 @@ function settingsAndMap(s: Scratch): void {
   assert.is(init.planning_exists, true);
   assert.is(init.codebase_map_exists, false);
   const commit = s.git(['rev-parse', '--short', 'HEAD']).trim();
-  const stack = s.run(pick(MAPPER, 'template fill codebase/stack'), { set: { '--fields': JSON.stringify({ commit }) } });
+  const stack = s.run(pick(MAPPER, 'template fill codebase/stack'), { set: { '--fields': JSON.stringify({ commit, paths: '.' }) } });
   assert.is(stack.path, '.planning/codebase/STACK.md');
   assert.match(s.read(stack.path), new RegExp(`^last_mapped_commit: ${commit}$`, 'm'));
   s.run(pick(MAP_CODEBASE, 'commit'), { vars: { commit } });
