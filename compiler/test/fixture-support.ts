@@ -91,3 +91,10 @@ export function snapshotTree(dir: string): Map<string, { bytes: string; mode: nu
   walk(dir);
   return files;
 }
+
+/** How many bundles the target definitions of this repository declare (one per target scope). */
+export async function declaredBundleCount(): Promise<number> {
+  const { loadTargets } = await import('../targets/load-targets.ts');
+  const { allBundles } = await import('../pipeline.ts');
+  return allBundles((await loadTargets()).targets).length;
+}
