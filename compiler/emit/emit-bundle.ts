@@ -42,6 +42,8 @@ export interface GeneratedFile {
   executable?: boolean;
   /** Shipped as the corpus has it, not built from its code. */
   verbatim?: true;
+  /** Built for one runtime only (a hook dispatcher): shipped in that target's bundles alone. */
+  runtime?: string;
 }
 
 export interface EmitInput {
@@ -94,6 +96,7 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     // Hook scripts go where the runtime's hook surface says, and only to runtimes that run hooks.
     const hookScript = file.path.startsWith('hooks/');
     if (hookScript && !scope.hooks) continue;
+    if (file.runtime !== undefined && file.runtime !== target.definition.id) continue;
     const destination = hookScript ? at(scope.hooks!.scripts, { file: file.path.slice('hooks/'.length) }) : at(`{root}/${file.path}`);
     put(destination, file.contents, { generated: true, ...(file.executable ? { executable: true } : {}), ...(file.verbatim ? { verbatim: true } : {}) });
   }
@@ -101,7 +104,10 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     const registered = runtimeHooks(hooks, scope.hooks, target.definition.toolMaps ?? {}, hookScriptName);
     const format = hookFormat(scope.hooks.format);
     const extra = { ...(format.executable ? { executable: true } : {}), ...(format.merge ? { merge: format.merge } : {}) };
-    for (const [file, list] of hookFiles(scope.hooks.path, registered)) put(at(file), format.render(list, scope.hooks), extra);
+    for (const [file, list] of hookFiles(scope.hooks.path, registered)) {
+      const place = { scriptFrom: (name: string) => path.posix.relative(path.posix.dirname(at(file)), at(scope.hooks!.scripts, { file: name })) };
+      put(at(file), format.render(list, scope.hooks, place), extra);
+    }
   }
   for (const config of scope.config ?? []) {
     const merge = CONFIG_MERGE_FORMATS[config.format];

@@ -6,7 +6,7 @@ import { Document } from 'yaml';
 import type { HookEntry } from '../load/load-hooks.ts';
 import type { HookSurface, ToolMap } from '../targets/target-types.ts';
 import { mapTools } from './render-frontmatter.ts';
-import { clineHookScript } from './hook-format-cline.ts';
+import { CLINE_DISPATCHER, clineHookScript } from './hook-format-cline.ts';
 import type { MergeFormat } from '../../source/runtime/install/landing.ts';
 
 /** A hook as one runtime sees it: its event and matcher mapped, its command line built. */
@@ -20,6 +20,11 @@ export interface RuntimeHook {
   command: string;
 }
 
+/** Where a registration file lands, for a format whose file refers to a hook script: `scriptFrom(name)` is the script's path relative to the file's folder. */
+export interface HookPlace {
+  scriptFrom: (name: string) => string;
+}
+
 /**
  * One way a runtime registers hooks: how the registration is written, whether
  * its file is shared with the user (merged by the installer in that format)
@@ -28,7 +33,7 @@ export interface RuntimeHook {
  * runtime's vocabulary from the hook surface, never from constants here.
  */
 export interface HookFormat {
-  render: (hooks: readonly RuntimeHook[], surface: HookSurface) => string;
+  render: (hooks: readonly RuntimeHook[], surface: HookSurface, place: HookPlace) => string;
   merge: MergeFormat | null;
   executable?: true;
 }
@@ -143,8 +148,8 @@ export const HOOK_FORMATS: Readonly<Record<string, HookFormat>> = {
       return `${MERGED_HEADER}${new Document({ hooks: block }).toString({ lineWidth: 0 })}`;
     },
   },
-  /** Cline: an executable Node dispatcher per event file (compiler/emit/hook-format-cline.ts). */
-  'cline-script': { merge: null, executable: true, render: (hooks) => clineHookScript(hooks) },
+  /** Cline: per event file, an executable launcher that hands the event's hooks to GSD's bundled Cline dispatcher (compiler/emit/hook-format-cline.ts). */
+  'cline-script': { merge: null, executable: true, render: (hooks, _surface, place) => clineHookScript(hooks, place.scriptFrom(CLINE_DISPATCHER)) },
 };
 
 /** The format a target names; the loader has checked the name (load-targets.ts). */

@@ -20,6 +20,8 @@ export interface ToolSpec {
   input?: Record<string, Paths>;
   edits?: { from?: Paths; old?: string; new?: string; numbered?: { old: string; new: string } };
   patch?: Paths;
+  /** One call per element of a list argument (or of JSON text holding one): the element, or its `field`, becomes tool_input[key]. */
+  each?: { from: Paths; key: string; field?: string };
 }
 
 export interface Render {
@@ -35,6 +37,8 @@ export interface RuntimeSpec {
   target?: string;
   matcherToolMap?: string;
   matchers?: boolean;
+  /** A dispatcher under source/hooks/ that calls GSD's hooks for this runtime, translating both ways; the hooks themselves then see Claude Code's protocol. */
+  dispatcher?: string;
   fields?: Partial<Record<Field, Paths>>;
   events?: Record<string, string | { event: string; tool: string }>;
   tools?: Record<string, ToolSpec>;
@@ -135,6 +139,23 @@ function editsOf(args: Record<string, unknown>, spec: NonNullable<ToolSpec['edit
   return edits;
 }
 
+/** The elements of a list argument as text (each one, or its `field`); a list sent as JSON text is read as one. */
+function itemsOf(value: unknown, field: string | undefined): string[] {
+  let list = value;
+  if (typeof list === 'string' && /^\s*\[/.test(list)) {
+    try {
+      list = JSON.parse(list);
+    } catch {
+      return [];
+    }
+  }
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((item) => {
+    const picked = field !== undefined && record(item) ? record(item)![field] : item;
+    return picked === undefined || picked === null || typeof picked === 'object' ? [] : [String(picked)];
+  });
+}
+
 /**
  * The files of an apply_patch envelope (Codex, Hermes' patch mode):
  * `*** Add File: p` becomes a Write of the added lines, `*** Update File: p`
@@ -160,7 +181,8 @@ export function patchFiles(patch: string): { tool: 'Write' | 'Edit'; input: Reco
   }));
 }
 
-function matches(matcher: string | undefined, tool: string): boolean {
+/** Whether a hook's matcher (a Claude Code tool pattern, anchored) names `tool`; no matcher names every tool. */
+export function matches(matcher: string | undefined, tool: string): boolean {
   if (!matcher) return true;
   try {
     return new RegExp(`^(?:${matcher})$`).test(tool);
@@ -222,6 +244,8 @@ export function normalize(raw: HookInput, runtime: Runtime | undefined, hookId: 
       if (edits.length > 0) input['edits'] = edits;
     }
     calls = [{ tool, input }];
+    const each = spec?.each ? itemsOf(pick(args, spec.each.from), spec.each.field) : [];
+    if (each.length > 0) calls = each.map((value) => ({ tool, input: { ...input, [spec!.each!.key]: value } }));
     const patch = spec?.patch !== undefined ? str(pick(args, spec.patch)) : undefined;
     const files = patch ? patchFiles(patch) : [];
     if (files.length > 0) calls = files.map((file) => ({ tool: file.tool, input: file.input }));
@@ -230,16 +254,16 @@ export function normalize(raw: HookInput, runtime: Runtime | undefined, hookId: 
   return { inputs, ...(event !== undefined ? { event } : {}), ...(runtimeEvent !== undefined ? { runtimeEvent } : {}) };
 }
 
-type Decision = { kind: 'allow' } | { kind: 'context'; context: string } | { kind: 'deny'; reason: string } | { kind: 'block'; reason: string; context?: string };
+type Decision = { kind: 'allow' } | { kind: 'context'; context: string } | { kind: 'deny'; reason: string; context?: string } | { kind: 'block'; reason: string; context?: string };
 
 /** What a Claude Code answer decides: exit 2 or permissionDecision deny, decision block, additional context, or nothing. */
 export function decisionOf(answer: HookAnswer): Decision {
   const out = record(answer.stdout) ?? {};
   const specific = record(out['hookSpecificOutput']) ?? {};
-  if (specific['permissionDecision'] === 'deny' || answer.exitCode === 2) {
-    return { kind: 'deny', reason: String(specific['permissionDecisionReason'] ?? answer.stderr ?? 'GSD hook blocked the call') };
-  }
   const context = str(specific['additionalContext']);
+  if (specific['permissionDecision'] === 'deny' || answer.exitCode === 2) {
+    return { kind: 'deny', reason: String(specific['permissionDecisionReason'] ?? answer.stderr ?? 'GSD hook blocked the call'), ...(context ? { context } : {}) };
+  }
   if (out['decision'] === 'block') return { kind: 'block', reason: String(out['reason'] ?? context ?? 'GSD hook blocked the result'), ...(context ? { context } : {}) };
   if (context) return { kind: 'context', context };
   return { kind: 'allow' };
@@ -263,10 +287,16 @@ export function combine(answers: readonly HookAnswer[]): HookAnswer {
   return { ...first, stdout: { ...out, hookSpecificOutput: { ...specific, additionalContext: context } } };
 }
 
+const PLACEHOLDER = /\{(reason|context|event)\}/g;
+
+/** A template with its placeholders filled; a key whose whole value is one placeholder with nothing to fill is left out. */
 function fill(template: unknown, values: Record<string, string>): unknown {
-  if (typeof template === 'string') return template.replace(/\{(reason|context|event)\}/g, (_, key: string) => values[key] ?? '');
+  if (typeof template === 'string') return template.replace(PLACEHOLDER, (_, key: string) => values[key] ?? '');
   if (Array.isArray(template)) return template.map((item) => fill(item, values));
-  if (template !== null && typeof template === 'object') return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, fill(v, values)]));
+  if (template !== null && typeof template === 'object') {
+    const unfilled = (v: unknown) => typeof v === 'string' && /^\{(?:reason|context|event)\}$/.test(v) && !values[v.slice(1, -1)];
+    return Object.fromEntries(Object.entries(template).filter(([, v]) => !unfilled(v)).map(([k, v]) => [k, fill(v, values)]));
+  }
   return template;
 }
 
@@ -280,7 +310,7 @@ export function render(answer: HookAnswer, runtime: Runtime | undefined, event: 
   const kind = chain.find((k) => lookup(k) !== undefined);
   const values = {
     reason: decision.kind === 'deny' || decision.kind === 'block' ? decision.reason : '',
-    context: decision.kind === 'context' ? decision.context : decision.kind === 'block' ? (decision.context ?? decision.reason) : '',
+    context: decision.kind === 'context' ? decision.context : decision.kind === 'block' ? (decision.context ?? decision.reason) : decision.kind === 'deny' ? (decision.context ?? '') : '',
     event: runtimeEvent ?? event ?? '',
   };
   const chosen = kind ? lookup(kind)! : {};

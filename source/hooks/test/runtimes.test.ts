@@ -209,8 +209,8 @@ function hookTargets(): HookTarget[] {
   );
 }
 
-/** Runtimes whose hooks see Claude Code's protocol without a translation: Claude Code itself, and Cline through its dispatcher. */
-const CLAUDE_PROTOCOL = new Set(['claude', 'cline']);
+/** Runtimes whose hooks see Claude Code's protocol without a translation: Claude Code itself, and each runtime reached through a dispatcher (Cline), which translates. */
+const CLAUDE_PROTOCOL = new Set(['claude', ...Object.entries(RUNTIMES as Record<string, RuntimeSpec>).filter(([, spec]) => spec.dispatcher).map(([id]) => id)]);
 
 s('should name its runtime on every hook command line, and have that runtime in the table', () => {
   const table = RUNTIMES as Record<string, RuntimeSpec>;
@@ -225,7 +225,8 @@ s('should name its runtime on every hook command line, and have that runtime in 
     assert.ok(Object.hasOwn(table, runtime!), `targets/${runtime}/hook-payload.json exists`);
     seen.add(runtime!);
   }
-  for (const id of Object.keys(table)) if (id !== 'claude') assert.ok(seen.has(table[id]!.target ?? id), `targets/${id}/hook-payload.json: no scope of ${id} registers hooks`);
+  for (const id of Object.keys(table)) if (!CLAUDE_PROTOCOL.has(id)) assert.ok(seen.has(table[id]!.target ?? id), `targets/${id}/hook-payload.json: no scope of ${id} registers hooks`);
+  assert.ok(CLAUDE_PROTOCOL.has('cline'), 'Cline reaches the hooks through its dispatcher');
 });
 
 /** Names a matcher tool map entry stands for (CodeBuddy anchors its regexes). */
