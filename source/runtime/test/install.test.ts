@@ -77,7 +77,7 @@ function userKeysKept(format: string, text: string, label: string): void {
 }
 
 s('should install, update over a user-edited file and uninstall every bundle, leaving the user tree as it was', () => {
-  assert.is(bundles.size, 30);
+  assert.is(bundles.size, 34);
   for (const [key, tree] of bundles) {
     const files = filesOf(tree);
     const manifest = manifestOf(files);
