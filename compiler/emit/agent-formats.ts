@@ -1,6 +1,9 @@
 // Agent file formats: Markdown (source frontmatter kept, or rewritten by the
-// target's rules) and Codex custom-agent TOML.
+// target's rules), Codex custom-agent TOML, and Kimi CLI agent specs (a YAML
+// + prompt pair per agent and one root spec that lists them all).
+import path from 'node:path';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { IrNode } from '../ir/types.ts';
 import type { AgentSurface } from '../targets/target-types.ts';
 import { renderFrontmatter } from './render-frontmatter.ts';
@@ -26,8 +29,12 @@ export function renderAgents(agents: readonly IrNode[], surface: AgentSurface, c
       case 'codex-toml':
         files.push({ path: file, contents: codexAgentToml(agent, surface, body.replace(/^\n+/, ''), context), source: agent.path });
         break;
+      case 'kimi-agent-spec':
+        files.push(...kimiAgentSpec(agent, surface, body.replace(/^\n+/, ''), context, at, file));
+        break;
     }
   }
+  if (surface.format === 'kimi-agent-spec') files.push(kimiRootSpec(agents, surface, context, at));
   return files;
 }
 
@@ -90,6 +97,50 @@ function codexAgentToml(agent: IrNode, surface: AgentSurface, body: string, cont
     throw new Error(`internal: TOML for ${agent.path} does not round-trip`);
   }
   return text;
+}
+
+/**
+ * Kimi CLI (the Python kimi-cli) loads agents only from spec files given to
+ * `kimi --agent-file`: YAML `{version, agent: {name, system_prompt_path, tools}}`
+ * with the prompt in its own file, paths relative to the spec. The spec is the
+ * surface's frontmatter rules rendered as a whole YAML file; the prompt goes to
+ * `prompt`. The parse proves the spec names that prompt file.
+ */
+function kimiAgentSpec(agent: IrNode, surface: AgentSurface, body: string, context: RenderContext, at: PathOf, file: string): AgentFile[] {
+  const prompt = at(kimiPromptPath(surface), { name: agent.name });
+  const text = renderFrontmatter(surface.frontmatter ?? [], frontmatterInput(agent, context));
+  const named = (parseYaml(text) as { agent?: { system_prompt_path?: unknown } } | null)?.agent?.system_prompt_path;
+  const expected = relativeTo(file, prompt);
+  if (named !== expected) {
+    throw new Error(`internal: ${file} for ${agent.path}: expected agent.system_prompt_path "${expected}", found ${JSON.stringify(named)}`);
+  }
+  return [
+    { path: file, contents: text, source: agent.path },
+    { path: prompt, contents: body, source: agent.path },
+  ];
+}
+
+/** The root spec: the surface's `index.agent` keys plus `subagents`, one entry per agent (its spec's path and description). */
+function kimiRootSpec(agents: readonly IrNode[], surface: AgentSurface, context: RenderContext, at: PathOf): AgentFile {
+  const index = surface.index;
+  if (!index) throw new Error(`internal: a kimi-agent-spec surface needs "index" (the root spec listing every agent), found none for ${surface.path}`);
+  const file = at(index.path);
+  const subagents: Record<string, { path: string; description: string }> = {};
+  for (const agent of agents) {
+    subagents[agent.name] = { path: relativeTo(file, at(surface.path, { name: agent.name })), description: agentDescription(agent, context).replace(/\s+/g, ' ').trim() };
+  }
+  return { path: file, contents: stringifyYaml({ version: 1, agent: { ...index.agent, subagents } }, { lineWidth: 0 }) };
+}
+
+function kimiPromptPath(surface: AgentSurface): string {
+  if (!surface.prompt) throw new Error(`internal: a kimi-agent-spec surface needs "prompt" (where each agent's prompt goes), found none for ${surface.path}`);
+  return surface.prompt;
+}
+
+/** `to` as Kimi CLI resolves it from the folder of `from`: `./x.md`, `./sub/x.yaml`. */
+function relativeTo(from: string, to: string): string {
+  const relative = path.posix.relative(path.posix.dirname(from), to);
+  return relative.startsWith('.') ? relative : `./${relative}`;
 }
 
 /** A TOML multi-line literal string for text that can be one, else null. */

@@ -53,9 +53,11 @@ function toolsFor(agent: IrNode, surface: AgentSurface, definition: TargetDefini
       const writes = surface.sandbox && source.some((tool) => surface.sandbox!.writeTools.includes(tool));
       return { tools: null, how: surface.sandbox ? `no tool list; sandbox_mode = ${writes ? surface.sandbox.write : surface.sandbox.readOnly}` : 'no tool list' };
     }
-    case 'markdown': {
+    case 'markdown':
+    case 'kimi-agent-spec': {
       if (!surface.frontmatter) return { tools: source, how: 'frontmatter kept as written' };
-      const listed = surface.frontmatter.find((rule) => rule.from === 'tools' || rule.from === 'allowed-tools');
+      const rules = surface.frontmatter.flatMap((rule) => [rule, ...(rule.object ?? [])]);
+      const listed = rules.find((rule) => rule.from === 'tools' || rule.from === 'allowed-tools');
       if (listed) return { tools: mapTools(source, listed.toolMap ? maps[listed.toolMap] : undefined), how: `${listed.key} list${listed.toolMap ? `, through tool map ${listed.toolMap}` : ', as written'}` };
       const permission = surface.frontmatter.find((rule) => rule.permissions);
       if (permission?.permissions) {

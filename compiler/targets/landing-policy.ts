@@ -32,6 +32,8 @@ export function landingPolicy(definition: TargetDefinition, scopeId: ScopeId): L
   for (const surface of scope.agents) {
     own(at(surface.path));
     if (surface.spill) own(at(surface.spill.path));
+    if (surface.prompt) own(at(surface.prompt));
+    if (surface.index) own(at(surface.index.path));
   }
   for (const config of scope.config ?? []) {
     const format = CONFIG_MERGE_FORMATS[config.format];

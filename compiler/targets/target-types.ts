@@ -56,9 +56,13 @@ export interface CommandSurface {
 }
 
 export interface AgentSurface {
-  format: 'markdown' | 'codex-toml';
+  format: 'markdown' | 'codex-toml' | 'kimi-agent-spec';
   path: string;
   frontmatter?: FrontmatterRule[];
+  /** kimi-agent-spec: where each agent's prompt goes ({name}); its spec at `path` is `frontmatter` rendered as YAML. */
+  prompt?: string;
+  /** kimi-agent-spec: the root spec listing every agent under `agent.subagents`, with these `agent` keys first. */
+  index?: { path: string; agent: Record<string, string> };
   sandbox?: { writeTools: string[]; write: string; readOnly: string };
   /** markdown: an agent file over `maxBytes` becomes frontmatter + `body` ({file}, {name}); its prompt moves to `path`. */
   spill?: { maxBytes: number; path: string; body: string };

@@ -90,6 +90,12 @@ const TRANSLATIONS: [string, Record<string, unknown>, { event?: string; tool: st
   ['antigravity', { conversationId: 'g', toolCall: { name: 'multi_replace_file_content', args: { TargetFile: '/w/a.md', ReplacementChunks: [{ TargetContent: 'x', ReplacementContent: 'y' }] } } }, { tool: 'MultiEdit', input: { file_path: '/w/a.md', edits: [{ old_string: 'x', new_string: 'y' }] } }],
   ['augment', { hook_event_name: 'PreToolUse', tool_name: 'str-replace-editor', tool_input: { command: 'str_replace', path: 'a.md', old_str_1: 'x', new_str_1: 'y', old_str_2: 'p', new_str_2: 'q' } }, { tool: 'Edit', input: { file_path: 'a.md', edits: [{ old_string: 'x', new_string: 'y' }, { old_string: 'p', new_string: 'q' }] } }],
   ['codebuddy', { hook_event_name: 'PostToolUse', tool_name: 'Agent', tool_input: { prompt: 'x' } }, { tool: 'Task', input: { prompt: 'x' } }],
+  // Kimi CLI 1.49.0 (hooks/events.py, tools/file): its tools' own names and arguments; StrReplaceFile takes one edit or a list.
+  ['kimi-cli', { session_id: 'k1', cwd: '/p', hook_event_name: 'PreToolUse', tool_name: 'ReadFile', tool_input: { path: '/p/.env' }, tool_call_id: 'c1' }, { event: 'PreToolUse', tool: 'Read', input: { file_path: '/p/.env' }, cwd: '/p', session: 'k1' }],
+  ['kimi-cli', { hook_event_name: 'PreToolUse', tool_name: 'StrReplaceFile', tool_input: { path: 'a.md', edit: [{ old: 'x', new: 'y' }, { old: 'p', new: 'q', replace_all: true }] } }, { tool: 'MultiEdit', input: { file_path: 'a.md', edits: [{ old_string: 'x', new_string: 'y' }, { old_string: 'p', new_string: 'q' }] } }],
+  ['kimi-cli', { hook_event_name: 'PreToolUse', tool_name: 'StrReplaceFile', tool_input: { path: 'a.md', edit: { old: 'x', new: 'y' } } }, { tool: 'MultiEdit', input: { file_path: 'a.md', edits: [{ old_string: 'x', new_string: 'y' }] } }],
+  ['kimi-cli', { hook_event_name: 'PreToolUse', tool_name: 'Shell', tool_input: { command: 'cat .env' } }, { tool: 'Bash', input: { command: 'cat .env' } }],
+  ['kimi-cli', { hook_event_name: 'PreToolUse', tool_name: 'Agent', tool_input: { prompt: 'p', description: 'd', subagent_type: 'gsd-planner' } }, { tool: 'Task', input: { subagent_type: 'gsd-planner' } }],
 ];
 
 s('should translate each runtime\'s event, tool and arguments into Claude Code\'s', () => {
@@ -349,6 +355,7 @@ const SHAPES: Record<string, Shapes> = {
   codebuddy: claudeShape('Read', 'Write', { permission_mode: 'default' }),
   qwen: claudeShape('read_file', 'write_file', { permission_mode: 'default', timestamp: '2026-01-01T00:00:00Z', tool_use_id: 'toolu_1', tool_call_id: 'call_1' }),
   kimi: claudeShape('Read', 'Write', { client_type: 'kimi_code_cli', session_title: 't', tool_call_id: 'call_1' }, (file, content) => ({ path: file, content }), (file) => ({ path: file })),
+  'kimi-cli': claudeShape('ReadFile', 'WriteFile', { tool_call_id: 'call_1' }, (file, content) => ({ path: file, content }), (file) => ({ path: file })),
   augment: claudeShape('view', 'save-file', { conversation_id: 'conv-1', workspace_roots: [] }, (file, content) => ({ path: file, file_content: content }), (file) => ({ path: file, type: 'file' })),
   // Codex reads files with its shell and writes them with apply_patch (the envelope in tool_input.command).
   codex: {
@@ -417,7 +424,8 @@ function verdict(id: string, code: number | null, stdout: string, stderr: string
     case 'cline':
       return { blocked: json['cancel'] === true, context: String(json['contextModification'] ?? ''), raw };
     case 'kimi':
-      // Kimi Code takes a hook's text only from UserPromptSubmit; on a tool event only a block counts.
+    case 'kimi-cli':
+      // Kimi Code takes a hook's text only from UserPromptSubmit, Kimi CLI from no event; on a tool event only a block counts.
       return { blocked: code === 2 || (code === 0 && specific['permissionDecision'] === 'deny'), context: '', raw };
     default:
       return { blocked: code === 2 || specific['permissionDecision'] === 'deny', context: code === 0 ? String(specific['additionalContext'] ?? '') : '', raw };
@@ -487,7 +495,7 @@ function install(t: HookTarget) {
   return { project, regs, call };
 }
 
-for (const id of ['claude', 'codex', 'codebuddy', 'qwen', 'kimi', 'hermes', 'copilot', 'cursor', 'windsurf', 'antigravity', 'augment', 'cline']) {
+for (const id of ['claude', 'codex', 'codebuddy', 'qwen', 'kimi', 'kimi-cli', 'hermes', 'copilot', 'cursor', 'windsurf', 'antigravity', 'augment', 'cline']) {
   s(`should refuse a .env read, allow an ordinary one and advise on injected .planning/ text under ${id}, with the command lines its bundle registers`, async () => {
     const targets = hookTargets().filter((t) => t.id === id);
     assert.ok(targets.length > 0, `${id} registers hooks`);
@@ -514,8 +522,8 @@ for (const id of ['claude', 'codex', 'codebuddy', 'qwen', 'kimi', 'hermes', 'cop
       const injected = await call(shapes.write(path.join(project, '.planning', 'NOTES.md'), INJECTION, project));
       assert.ok(injected.length > 0, `${where}: nothing runs on a .planning/ write`);
       for (const v of injected) assert.not.ok(v.blocked, `${where}: the advisory prompt guard blocked: ${v.raw}`);
-      if (!['hermes', 'windsurf', 'antigravity', 'kimi'].includes(id)) {
-        // Hermes' pre_tool_call, Cascade's pre-hooks and Antigravity's and Kimi Code's PreToolUse take no context: the write just goes through.
+      if (!['hermes', 'windsurf', 'antigravity', 'kimi', 'kimi-cli'].includes(id)) {
+        // Hermes' pre_tool_call, Cascade's pre-hooks and Antigravity's, Kimi Code's and Kimi CLI's PreToolUse take no context: the write just goes through.
         assert.ok(injected.some((v) => /GSD security advisory: The text being written to \.planning\/NOTES\.md/.test(v.context)), `${where}: no advice reached the agent:\n${injected.map((v) => v.raw).join('\n')}`);
       }
       const clean = await call(shapes.write(path.join(project, '.planning', 'NOTES.md'), 'Status: ok', project));
