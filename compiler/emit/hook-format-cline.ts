@@ -7,7 +7,7 @@
 // turns the Cline call into a Claude Code hook input, runs every GSD hook
 // registered for the event whose matcher names the tool, and folds their
 // answers into Cline's reply.
-import type { RuntimeHook } from './hook-formats.ts';
+import type { RuntimeHook } from './runtime-hook.ts';
 
 /**
  * Cline's tool names, from both of its hosts (the IDE extension and the

@@ -22,7 +22,7 @@ import { listPhaseDirs } from '../planning/phases.ts';
 import { STATE_HEAL_CODE, currentFrontmatter, mutateState, parseStateHealing, statePath } from '../planning/state.ts';
 import { deepEqual } from '../md/frontmatter.ts';
 import { parseRoadmap } from '../planning/roadmap.ts';
-import type { Handler } from '../main.ts';
+import type { Handler } from '../cli/handler.ts';
 
 interface Finding {
   code: string;

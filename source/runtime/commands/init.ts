@@ -21,7 +21,7 @@ import { git } from '../core/git.ts';
 import { selectSections, type Facts } from '../init/sections.ts';
 import { planIndex } from './phase.ts';
 import { TABLE } from '../cli/table.ts';
-import type { Handler } from '../main.ts';
+import type { Handler } from '../cli/handler.ts';
 
 type Part =
   | 'phase'
