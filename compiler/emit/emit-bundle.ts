@@ -40,7 +40,7 @@ export interface EmitInput {
 }
 
 /** Node kinds shipped (rendered) under {root}/gsd-core/. */
-const PAYLOAD_KINDS = new Set(['workflow', 'step', 'mode', 'reference', 'template', 'fragment']);
+const PAYLOAD_KINDS = new Set(['workflow', 'step', 'mode', 'reference', 'template']);
 
 export function emitBundle({ ir, target, scope: scopeId, version, generated = [], hooks = [] }: EmitInput): VirtualTree {
   const scope = target.definition.scopes[scopeId];
