@@ -12,10 +12,10 @@ import { compareWithGolden, formatGoldenFinding, goldenTrees, readGoldenFiles } 
 import { compareWithBaseline, type Budgets } from './check/check-budgets.ts';
 import { DEFAULT_TARGETS_DIR, loadTargets } from './targets/load-targets.ts';
 import { landingPolicies } from './targets/landing-policy.ts';
-import type { LandingPolicy } from '../source/runtime/install/landing.ts';
+import type { LandingPolicy } from '../source/runtime/install/bundle-types.ts';
 import { MATRIX_BEGIN, MATRIX_END, matrixMarkdown, matrixRows, readValidatedBy, replaceMatrix } from './report/support-matrix.ts';
 import { SCOPE_IDS, type ScopeId } from './targets/target-types.ts';
-import type { VirtualTree } from './emit/emit-bundle.ts';
+import type { VirtualTree } from './emit/virtual-tree.ts';
 import { buildSite } from './site/build-site.ts';
 import { buildRelease } from './release/release.ts';
 

@@ -92,10 +92,3 @@ export function sortDiagnostics(list: readonly Diagnostic[]): Diagnostic[] {
 export function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
-
-/** Thrown by stages that cannot go on; carries every finding so far. */
-export class DiagnosticError extends Error {
-  constructor(readonly diagnostics: Diagnostic[]) {
-    super(`${diagnostics.length} error(s)`);
-  }
-}

@@ -22,7 +22,8 @@ import { checkOrphanReferences, checkUnreadConfigKeys, checkUnusedWhenAtoms, typ
 import { checkShellLiterals } from './check/check-shell-literals.ts';
 import { checkCodeCommands, checkCommandCells, shippedCommandNames } from './check/check-code-commands.ts';
 import { isConfigKey } from '../source/runtime/config/config.ts';
-import { emitBundle, type GeneratedFile, type VirtualTree } from './emit/emit-bundle.ts';
+import { emitBundle, type GeneratedFile } from './emit/emit-bundle.ts';
+import type { VirtualTree } from './emit/virtual-tree.ts';
 import { loadTargets } from './targets/load-targets.ts';
 import { SCOPE_IDS, type ScopeId, type Target } from './targets/target-types.ts';
 import vocabularyData from './data/when-vocabulary.json' with { type: 'json' };

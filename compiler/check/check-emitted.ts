@@ -3,7 +3,7 @@
 // (sizes, value patterns, and text the runtime would rewrite).
 import { LineCounter, parseDocument, isMap, isPair, isScalar } from 'yaml';
 import { diagnostic, type Diagnostic } from '../diagnostics.ts';
-import type { VirtualTree } from '../emit/emit-bundle.ts';
+import type { VirtualTree } from '../emit/virtual-tree.ts';
 import type { IrNode } from '../ir/types.ts';
 import type { Limit, Target, TargetScope } from '../targets/target-types.ts';
 import { escapeRegExp } from '../util/text.ts';

@@ -8,6 +8,7 @@ import type { IrNode } from '../ir/types.ts';
 import type { AgentSurface } from '../targets/target-types.ts';
 import { renderFrontmatter } from './render-frontmatter.ts';
 import { renderString, renderText, type RenderContext } from './render-text.ts';
+import { listItems } from '../util/list-items.ts';
 
 export interface AgentFile {
   path: string;
@@ -85,7 +86,7 @@ function agentDescription(agent: IrNode, context: RenderContext): string {
  * Codex configuration chooses it, so the file never depends on the build machine.
  */
 function codexAgentToml(agent: IrNode, surface: AgentSurface, body: string, context: RenderContext): string {
-  const tools = toolList(agent.frontmatter?.data?.['tools']);
+  const tools = listItems(agent.frontmatter?.data?.['tools']);
   const header: Record<string, string> = { name: agent.name, description: agentDescription(agent, context) };
   if (surface.sandbox) {
     header['sandbox_mode'] = tools.some((tool) => surface.sandbox!.writeTools.includes(tool)) ? surface.sandbox.write : surface.sandbox.readOnly;
@@ -147,10 +148,4 @@ function relativeTo(from: string, to: string): string {
 function tomlMultilineLiteral(text: string): string | null {
   if (text.includes("'''") || /[\u0000-\u0008\u000B-\u001F\u007F]/.test(text) || text.endsWith("'")) return null;
   return `'''\n${text}'''`;
-}
-
-export function toolList(tools: unknown): string[] {
-  if (Array.isArray(tools)) return tools.map(String);
-  if (typeof tools === 'string') return tools.split(',').map((tool) => tool.trim()).filter(Boolean);
-  return [];
 }

@@ -6,8 +6,10 @@
 import { createHash } from 'node:crypto';
 import { compareText } from '../diagnostics.ts';
 import type { ScopeId, Target } from '../targets/target-types.ts';
-import type { MergeFormat } from '../../source/runtime/install/landing.ts';
-import type { TreeFile, VirtualTree } from './emit-bundle.ts';
+import type { BundleManifest, ManifestFile } from '../../source/runtime/install/bundle-types.ts';
+import type { TreeFile, VirtualTree } from './virtual-tree.ts';
+
+export type { BundleManifest, ManifestFile } from '../../source/runtime/install/bundle-types.ts';
 
 export const MANIFEST_FILE = 'gsd-file-manifest.json';
 export const README_FILE = 'README.txt';
@@ -18,33 +20,6 @@ export function isBundleMetadata(path: string): boolean {
 
 /** Bumped when a reader of an older manifest could misread a newer one. */
 export const MANIFEST_VERSION = 1;
-
-export interface ManifestFile {
-  /** Bundle-relative POSIX path: where the file lands under the user's home (global) or project (local). */
-  path: string;
-  sha256: string;
-  bytes: number;
-  mode: '0644' | '0755';
-  /** Shared with the user: the installer merges GSD's entries into the user's file instead of owning it. */
-  merge?: MergeFormat;
-  /** Built code (runtime CLI, hooks): copied byte for byte, never rewritten on install. */
-  generated?: true;
-}
-
-export interface BundleManifest {
-  manifestVersion: number;
-  target: string;
-  runtime: string;
-  scope: ScopeId;
-  version: string;
-  /** What the paths are relative to. */
-  base: 'home' | 'project';
-  /** The runtime's folder under base; a global install may move it (env, --config-dir). */
-  root: string;
-  /** Variables that move the root, first set wins. */
-  env: string[];
-  files: ManifestFile[];
-}
 
 const GSD_TOOLS = 'gsd-core/bin/gsd-tools.cjs';
 

@@ -15,25 +15,9 @@ import { addBundleManifest } from './bundle-manifest.ts';
 import { BUNDLE_FACTS_FILE } from '../../source/runtime/core/bundle-facts.ts';
 import { bundleFactsText } from './bundle-facts.ts';
 import { CONFIG_MERGE_FORMATS } from '../targets/landing-policy.ts';
-import type { MergeFormat } from '../../source/runtime/install/landing.ts';
+import type { MergeFormat } from '../../source/runtime/install/bundle-types.ts';
+import type { TreeFile, VirtualTree } from './virtual-tree.ts';
 import type { HookEntry } from '../load/load-hooks.ts';
-
-export interface TreeFile {
-  contents: string | Uint8Array;
-  executable?: boolean;
-  /** Corpus path of the node the file was rendered from, for diagnostics. */
-  source?: string;
-  /** Built code (runtime CLI, hooks): goldens keep its digest, not its text. */
-  generated?: boolean;
-  /** A corpus file shipped byte for byte (an asset, a hook script with no build step): never rewritten, so not leak-checked. */
-  verbatim?: boolean;
-  /** A file shared with the user: the installer merges GSD's entries into theirs in this format. */
-  merge?: MergeFormat;
-}
-
-
-/** Bundle-relative POSIX path → file, in sorted order. */
-export type VirtualTree = Map<string, TreeFile>;
 
 export interface GeneratedFile {
   /** Path under the bundle's root, e.g. gsd-core/bin/gsd-tools.cjs. */
@@ -58,7 +42,7 @@ export interface EmitInput {
 }
 
 /** Node kinds shipped (rendered) under {root}/gsd-core/. */
-const PAYLOAD_KINDS = new Set(['workflow', 'step', 'mode', 'reference', 'template', 'fragment']);
+const PAYLOAD_KINDS = new Set(['workflow', 'step', 'mode', 'reference', 'template']);
 
 export function emitBundle({ ir, target, scope: scopeId, version, generated = [], hooks = [] }: EmitInput): VirtualTree {
   const scope = target.definition.scopes[scopeId];

@@ -6,7 +6,7 @@
 // TypeScript in source/hooks/cline-dispatcher.ts bundled beside the hook
 // scripts; each event file is a short launcher holding that event's hooks as
 // data and handing them to the dispatcher.
-import type { RuntimeHook } from './hook-formats.ts';
+import type { RuntimeHook } from './runtime-hook.ts';
 
 /** The bundled dispatcher (source/runtime/build.ts names it from targets/cline/hook-payload.json). */
 export const CLINE_DISPATCHER = 'gsd-cline-dispatcher.cjs';

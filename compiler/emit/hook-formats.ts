@@ -7,18 +7,8 @@ import type { HookEntry } from '../load/load-hooks.ts';
 import type { HookSurface, ToolMap } from '../targets/target-types.ts';
 import { mapTools } from './render-frontmatter.ts';
 import { CLINE_DISPATCHER, clineHookScript } from './hook-format-cline.ts';
-import type { MergeFormat } from '../../source/runtime/install/landing.ts';
-
-/** A hook as one runtime sees it: its event and matcher mapped, its command line built. */
-export interface RuntimeHook {
-  id: string;
-  event: string;
-  matcher?: string;
-  timeout?: number;
-  /** What the hook wants when it cannot run: "deny" blocks the tool call. */
-  crashPolicy?: 'allow' | 'deny';
-  command: string;
-}
+import type { RuntimeHook } from './runtime-hook.ts';
+import type { MergeFormat } from '../../source/runtime/install/bundle-types.ts';
 
 /** Where a registration file lands, for a format whose file refers to a hook script: `scriptFrom(name)` is the script's path relative to the file's folder. */
 export interface HookPlace {

@@ -2,6 +2,7 @@
 // where their values come from; `yaml` serialises them.
 import { Document, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import type { FrontmatterRule, ToolMap } from '../targets/target-types.ts';
+import { listItems } from '../util/list-items.ts';
 
 export interface FrontmatterInput {
   /** The source frontmatter values. */
@@ -61,15 +62,6 @@ function sourceValue(rule: FrontmatterRule, input: FrontmatterInput): unknown {
   return typeof value === 'string' ? input.renderValue(value) : value;
 }
 
-/** A list value may be written as a YAML list or as one comma-separated string. */
-function listItems(value: unknown): string[] {
-  if (Array.isArray(value)) return value.map(String);
-  return String(value)
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
-}
-
 /** Maps tool names, dropping unmapped ones as the map says and repeats after mapping. */
 export function mapTools(tools: readonly string[], toolMap: ToolMap | undefined): string[] {
   if (!toolMap) return [...tools];
@@ -100,7 +92,7 @@ function listNode(items: string[], rule: FrontmatterRule): Scalar | YAMLSeq | YA
  * absent (the runtime's own policy then applies); every other key gets `deny`.
  */
 function permissionsNode(permissions: NonNullable<FrontmatterRule['permissions']>, input: FrontmatterInput): YAMLMap {
-  const granted = new Set(mapTools(listItems(input.data['tools'] ?? input.data['allowed-tools'] ?? []), input.toolMaps[permissions.toolMap]));
+  const granted = new Set(mapTools(listItems(input.data['tools'] ?? input.data['allowed-tools']), input.toolMaps[permissions.toolMap]));
   const map = new YAMLMap();
   for (const key of permissions.keys) {
     if (!granted.has(key)) map.add({ key: new Scalar(key), value: new Scalar(permissions.deny) });

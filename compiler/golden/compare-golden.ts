@@ -7,7 +7,7 @@ import fg from 'fast-glob';
 import { createHash } from 'node:crypto';
 import { createTwoFilesPatch } from 'diff';
 import { compareText } from '../diagnostics.ts';
-import type { VirtualTree } from '../emit/emit-bundle.ts';
+import type { VirtualTree } from '../emit/virtual-tree.ts';
 
 export interface GoldenFinding {
   kind: 'differs' | 'missing' | 'orphaned';

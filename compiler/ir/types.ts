@@ -13,7 +13,6 @@ export const NODE_KINDS = [
   'reference',
   'template',
   'hook',
-  'fragment',
 ] as const;
 export type NodeKind = (typeof NODE_KINDS)[number];
 

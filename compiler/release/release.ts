@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import yazl from 'yazl';
 import { compareText } from '../diagnostics.ts';
-import type { VirtualTree } from '../emit/emit-bundle.ts';
+import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { bytesOf, MANIFEST_FILE } from '../emit/bundle-manifest.ts';
 import { trustedCommentFor, type Signer } from './signing.ts';
 

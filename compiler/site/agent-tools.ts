@@ -5,6 +5,7 @@ import type { IrNode } from '../ir/types.ts';
 import type { AgentSurface, ScopeId, Target, TargetDefinition } from '../targets/target-types.ts';
 import { SCOPE_IDS } from '../targets/target-types.ts';
 import { mapTools } from '../emit/render-frontmatter.ts';
+import { listItems } from '../util/list-items.ts';
 
 export interface RuntimeTools {
   runtime: string;
@@ -18,13 +19,7 @@ export interface RuntimeTools {
 
 /** The agent's tools as its source lists them (`tools:` as a list or a comma-separated string). */
 export function sourceTools(agent: IrNode): string[] {
-  const value = agent.frontmatter?.data?.['tools'] ?? agent.frontmatter?.data?.['allowed-tools'];
-  if (value === undefined || value === null) return [];
-  if (Array.isArray(value)) return value.map(String);
-  return String(value)
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
+  return listItems(agent.frontmatter?.data?.['tools'] ?? agent.frontmatter?.data?.['allowed-tools']);
 }
 
 export function toolsPerRuntime(agent: IrNode, targets: readonly Target[]): RuntimeTools[] {

@@ -3,7 +3,7 @@
 //   layout of layout.ts) → the search index and static assets.
 // Pure: a VirtualTree out, written by write/write-tree.ts.
 import { readFileSync } from 'node:fs';
-import type { VirtualTree } from '../emit/emit-bundle.ts';
+import type { VirtualTree } from '../emit/virtual-tree.ts';
 import type { SiteInput } from './site-types.ts';
 import { siteContext } from './site-context.ts';
 import { collectPages } from './collect-pages.ts';

@@ -167,7 +167,7 @@ export function spawnedAgents(context: SiteContext, root: IrNode): { agent: stri
         found.set(edge.resolved, via);
       } else if ((edge.kind === 'include' || edge.kind === 'read') && !seen.has(edge.resolved)) {
         const next = context.byId.get(edge.resolved);
-        if (next && ['workflow', 'step', 'mode', 'fragment'].includes(next.kind)) {
+        if (next && ['workflow', 'step', 'mode'].includes(next.kind)) {
           seen.add(next.id);
           queue.push(next);
         }

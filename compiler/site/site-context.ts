@@ -15,7 +15,6 @@ const FOLDERS: Record<NodeKind, string> = {
   reference: 'references',
   template: 'templates',
   hook: 'hooks',
-  fragment: 'fragments',
 };
 
 export function siteContext(input: SiteInput): SiteContext {
@@ -90,10 +89,4 @@ function safeDecode(url: string): string {
   } catch {
     return url;
   }
-}
-
-export function nodeById(context: SiteContext, id: string): IrNode {
-  const node = context.byId.get(id);
-  if (!node) throw new Error(`internal: no IR node ${id}`);
-  return node;
 }

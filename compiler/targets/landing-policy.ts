@@ -6,7 +6,7 @@
 // under the root; merged files are the config files the definition shares
 // with the user, in the format it merges them in.
 import { hookFormat } from '../emit/hook-formats.ts';
-import type { LandingPolicy, MergeFormat, OwnedPattern } from '../../source/runtime/install/landing.ts';
+import type { LandingPolicy, MergeFormat, OwnedPattern } from '../../source/runtime/install/bundle-types.ts';
 import { SCOPE_IDS, type ConfigFile, type ScopeId, type Target, type TargetDefinition } from './target-types.ts';
 
 /** How the installer treats each config format: merged into the user's file, or (file) owned outright. */

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { allBundles, compile, emitBundles, REPO_ROOT, type Compiled } from '../pipeline.ts';
-import type { VirtualTree } from '../emit/emit-bundle.ts';
+import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { bytesOf, isBundleMetadata, MANIFEST_FILE, README_FILE, type BundleManifest } from '../emit/bundle-manifest.ts';
 import { schemaValidator } from '../schemas.ts';
 import { suite, assert } from './harness.ts';

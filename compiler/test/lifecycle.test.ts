@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { suite, assert } from './harness.ts';
 import { REPO_ROOT } from '../pipeline.ts';
+import { escapeRegExp } from '../util/text.ts';
 import { bundleRuntime } from '../../source/runtime/build.ts';
 import table from '../../source/runtime/command-table.json' with { type: 'json' };
 
@@ -100,7 +101,7 @@ function shellSteps(rel: string): { line: number; text: string }[] {
 
 /** The first call in `rel` whose text matches `pattern` (a verb prefix such as `phase add`, or a RegExp). */
 function pick(rel: string, pattern: string | RegExp): Call {
-  const re = typeof pattern === 'string' ? new RegExp(`^${pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\s|$)`) : pattern;
+  const re = typeof pattern === 'string' ? new RegExp(`^${escapeRegExp(pattern)}(\\s|$)`) : pattern;
   const call = callsIn(rel).find((c) => re.test(c.words.join(' ')));
   if (!call) throw new Error(`source/${rel} no longer makes a "${String(pattern)}" call; the lifecycle step that relies on it cannot run`);
   return call;

@@ -11,7 +11,7 @@ import { renderText } from '../emit/render-text.ts';
 import { buildIr } from '../load/build-ir.ts';
 import { DEFAULT_LAYOUT, loadLayout } from '../load/layout.ts';
 import { WHEN_VOCABULARY } from '../pipeline.ts';
-import type { VirtualTree } from '../emit/emit-bundle.ts';
+import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { isBundleMetadata } from '../emit/bundle-manifest.ts';
 import { suite, assert } from './harness.ts';
 import { copySource } from './fixture-support.ts';

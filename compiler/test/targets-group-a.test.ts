@@ -9,7 +9,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { parse as parseToml } from 'smol-toml';
 import { allBundles, compile, emitBundles, REPO_ROOT, type Compiled } from '../pipeline.ts';
-import type { VirtualTree } from '../emit/emit-bundle.ts';
+import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { isBundleMetadata } from '../emit/bundle-manifest.ts';
 import type { ScopeId, TargetDefinition } from '../targets/target-types.ts';
 import { suite, assert } from './harness.ts';

@@ -6,7 +6,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { allBundles, compile, emitBundles, REPO_ROOT, type Compiled } from '../pipeline.ts';
-import type { VirtualTree } from '../emit/emit-bundle.ts';
+import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { routedCommands } from '../emit/nest-routers.ts';
 import { isBundleMetadata } from '../emit/bundle-manifest.ts';
 import type { ScopeId, TargetDefinition } from '../targets/target-types.ts';

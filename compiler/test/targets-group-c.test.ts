@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { formatDiagnostic } from '../diagnostics.ts';
-import type { VirtualTree } from '../emit/emit-bundle.ts';
+import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { routedCommands } from '../emit/nest-routers.ts';
 import { isBundleMetadata } from '../emit/bundle-manifest.ts';
 import { allBundles, compile, emitBundles, REPO_ROOT, type BundleSelection, type Compiled } from '../pipeline.ts';

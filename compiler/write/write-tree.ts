@@ -3,7 +3,7 @@
 // output as it was. Modes are set explicitly: the umask never shows through.
 import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { VirtualTree } from '../emit/emit-bundle.ts';
+import type { VirtualTree } from '../emit/virtual-tree.ts';
 
 const FILE_MODE = 0o644;
 const EXECUTABLE_MODE = 0o755;

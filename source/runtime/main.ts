@@ -4,16 +4,16 @@
 // output and an exit code, in this one place.
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseArgv, type Invocation } from './cli/parse.ts';
-import { render, writeFd, type Result } from './cli/output.ts';
+import type { Handler, HandlerModule } from './cli/handler.ts';
+import { parseArgv } from './cli/parse.ts';
+import { render, writeFd } from './cli/output.ts';
 import { TABLE, type CommandSpec } from './cli/table.ts';
 import { Ctx, type Io } from './core/context.ts';
 import { CliError, exitCodeFor, type Reason } from './core/errors.ts';
 import { isDir } from './core/fs.ts';
 
 export type { Io } from './core/context.ts';
-export type Handler = (inv: Invocation, ctx: Ctx) => Result | Promise<Result>;
-export type HandlerModule = { handlers: Record<string, Handler> };
+export type { Handler, HandlerModule } from './cli/handler.ts';
 
 /** Each command family is loaded only when it runs. */
 const FAMILIES: Record<string, () => Promise<HandlerModule>> = {

@@ -8,7 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import { parse as parseToml } from 'smol-toml';
 import { compile, emitBundles, REPO_ROOT, type Compiled } from '../../compiler/pipeline.ts';
 import { checkLimits } from '../../compiler/check/check-emitted.ts';
-import type { VirtualTree } from '../../compiler/emit/emit-bundle.ts';
+import type { VirtualTree } from '../../compiler/emit/virtual-tree.ts';
 import type { ScopeId } from '../../compiler/targets/target-types.ts';
 import { suite, assert } from '../../compiler/test/harness.ts';
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { compile, emitBundles, REPO_ROOT, type Compiled } from '../../compiler/pipeline.ts';
 import { checkLimits } from '../../compiler/check/check-emitted.ts';
-import type { VirtualTree } from '../../compiler/emit/emit-bundle.ts';
+import type { VirtualTree } from '../../compiler/emit/virtual-tree.ts';
 import type { ScopeId } from '../../compiler/targets/target-types.ts';
 import { suite, assert } from '../../compiler/test/harness.ts';
 

@@ -1,4 +1,4 @@
-// References, templates, step and mode files, hooks and fragments: what the
+// References, templates, step and mode files, and hooks: what the
 // file is, where it belongs, who uses it, and the file itself.
 import type { RootContent } from 'mdast';
 import type { IrNode } from '../../ir/types.ts';

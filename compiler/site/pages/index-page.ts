@@ -15,7 +15,6 @@ export const KIND_TITLES: [NodeKind, string][] = [
   ['step', 'Step files'],
   ['mode', 'Modes'],
   ['hook', 'Hooks'],
-  ['fragment', 'Fragments'],
 ];
 
 export function indexPage(context: SiteContext, pages: readonly Page[]): Page {

@@ -8,29 +8,10 @@
 // arguments, so every hook states its stance in code.
 import fs from 'node:fs';
 import path from 'node:path';
+import type { CrashPolicy, HookAnswer, HookInput } from './hook-types.ts';
 import { combine, normalize, REGISTRY, render, resolveRuntime, runtimeArg, type Runtime } from './runtime.ts';
 
-export type CrashPolicy = 'allow' | 'deny';
-
-export interface HookInput {
-  session_id?: string;
-  transcript_path?: string;
-  cwd?: string;
-  hook_event_name?: string;
-  tool_name?: string;
-  tool_input?: Record<string, unknown>;
-  tool_response?: unknown;
-  [key: string]: unknown;
-}
-
-/** What a hook returns: JSON for stdout (or nothing), and an exit code. */
-export interface HookAnswer {
-  stdout?: unknown;
-  /** Plain text for stdout (the status line). */
-  text?: string;
-  stderr?: string;
-  exitCode?: number;
-}
+export type { CrashPolicy, HookAnswer, HookInput } from './hook-types.ts';
 
 const MAX_STDIN = 4 * 1024 * 1024;
 /** Never wait longer than this for the payload, whatever the hook's timeout. */

@@ -9,7 +9,7 @@
 // --runtime, or `--runtime claude`, leaves both untouched.
 import registryData from '../hooks.json' with { type: 'json' };
 import { PAYLOADS } from './payload-table.ts';
-import type { HookAnswer, HookInput } from './hook.ts';
+import type { HookAnswer, HookInput } from './hook-types.ts';
 
 type Paths = string | readonly string[];
 type Field = 'event' | 'tool' | 'input' | 'response' | 'session' | 'cwd' | 'transcript' | 'prompt';

@@ -15,7 +15,7 @@ import AjvModule from 'ajv';
 import { suite, assert } from '../../../compiler/test/harness.ts';
 import { formatDiagnostic } from '../../../compiler/diagnostics.ts';
 import { compile, emitBundles, REPO_ROOT, type Compiled } from '../../../compiler/pipeline.ts';
-import type { VirtualTree } from '../../../compiler/emit/emit-bundle.ts';
+import type { VirtualTree } from '../../../compiler/emit/virtual-tree.ts';
 import type { HookSurface, TargetScope, ToolMap } from '../../../compiler/targets/target-types.ts';
 import { tmpDir } from '../../runtime/test/helpers.ts';
 import { answerHook } from '../lib/hook.ts';

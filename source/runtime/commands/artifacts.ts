@@ -7,7 +7,7 @@ import { parseJson } from '../core/json.ts';
 import { confine } from '../core/paths.ts';
 import { readFrontmatter, withFrontmatter, type Yaml, type YamlMap } from '../md/frontmatter.ts';
 import { scalarString } from '../cli/output.ts';
-import type { Handler } from '../main.ts';
+import type { Handler } from '../cli/handler.ts';
 
 export function projectFile(ctx: Ctx, p: string, label: string): string {
   const abs = confine(ctx.rootOrCwd, p, label);

@@ -10,7 +10,7 @@ import { ensureSection } from '../md/sections.ts';
 import { slugify } from '../planning/phases.ts';
 import { listSeeds, listThreads, listTodos, seedDir, threadDir, threadSummary, todoDir } from '../planning/capture.ts';
 import { findRecord, freeName, moveRecord, readRecord, recordBody, recordFiles, rewriteRecord, titleArg, withPlanningLock } from '../planning/records.ts';
-import type { Handler } from '../main.ts';
+import type { Handler } from '../cli/handler.ts';
 
 
 const todoAdd: Handler = (inv, ctx) => {

@@ -17,7 +17,7 @@ import { clearIndexLock, git, gitIndexed, isGsdWorktree, repoInfo, withRepoLock,
 import type { Ctx } from '../core/context.ts';
 import { confine } from '../core/paths.ts';
 import { loadConfig } from '../config/config.ts';
-import type { Handler } from '../main.ts';
+import type { Handler } from '../cli/handler.ts';
 
 /** Neutralise text that could pose as a role marker when the log is read back into a prompt. */
 export function sanitizeMessage(msg: string): string {

@@ -7,7 +7,7 @@ import { num, str } from '../cli/parse.ts';
 import { failed, notFound, usage } from '../core/errors.ts';
 import { git } from '../core/git.ts';
 import { normalizePhase, parsePhaseId } from '../planning/phases.ts';
-import type { Handler } from '../main.ts';
+import type { Handler } from '../cli/handler.ts';
 
 export interface LogEntry {
   hash: string;

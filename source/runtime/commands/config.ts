@@ -28,7 +28,7 @@ import { resolveModel } from '../config/models.ts';
 import { runtimeOf } from '../core/bundle-facts.ts';
 import { isForbiddenKey } from '../core/json.ts';
 import { confine } from '../core/paths.ts';
-import type { Handler } from '../main.ts';
+import type { Handler } from '../cli/handler.ts';
 
 function checkKey(key: string): void {
   if (!/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/.test(key)) throw new CliError('invalid-args', `config key "${key}" is not a dotted key like workflow.research`);

@@ -22,7 +22,7 @@ import {
 } from '../planning/debug-session.ts';
 import { slugify } from '../planning/phases.ts';
 import { findRecord, freeName, readRecord, rewriteRecord, titleArg, withPlanningLock, type Rec } from '../planning/records.ts';
-import type { Handler } from '../main.ts';
+import type { Handler } from '../cli/handler.ts';
 
 
 function activeSession(ctx: Ctx, id: string): Rec {

@@ -20,9 +20,9 @@ import { inspectLock, withLock } from '../core/lock.ts';
 import { describeProblem, forgetConfig, setPath, sortConfig, type JsonMap } from '../config/config.ts';
 import { listPhaseDirs } from '../planning/phases.ts';
 import { STATE_HEAL_CODE, currentFrontmatter, mutateState, parseStateHealing, statePath } from '../planning/state.ts';
-import { deepEqual } from '../md/frontmatter.ts';
+import { deepEqual } from '../core/equal.ts';
 import { parseRoadmap } from '../planning/roadmap.ts';
-import type { Handler } from '../main.ts';
+import type { Handler } from '../cli/handler.ts';
 
 interface Finding {
   code: string;
@@ -124,7 +124,7 @@ function checkState(ctx: Ctx, findings: Finding[]): void {
       return;
     }
     const derived = currentFrontmatter(ctx, sf);
-    const drift = Object.keys(derived).filter((k) => k !== 'last_updated' && !deepEqual(derived[k], sf.fm.data[k]));
+    const drift = Object.keys(derived).filter((k) => k !== 'last_updated' && !deepEqual(derived[k], sf.fm.data[k], { orderedKeys: true }));
     if (drift.length) {
       findings.push({
         code: 'state-frontmatter-drift',

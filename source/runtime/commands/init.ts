@@ -1,7 +1,8 @@
 // init <workflow> [phase] [flags]: one call that returns everything a
 // workflow needs. Each workflow is a row of INIT_TABLE naming the models it
 // uses and the parts it needs; parts are small functions sharing one lazily
-// filled cache, so a workflow pays only for what it asks for.
+// filled cache, so a workflow pays only for what it asks for. Rows and parts are
+// grouped in named consts (PHASE_LOOP_WORKFLOWS…, PHASE_PARTS…) joined at the end.
 import path from 'node:path';
 import type { Invocation } from '../cli/parse.ts';
 import type { Ctx } from '../core/context.ts';
@@ -21,7 +22,7 @@ import { git } from '../core/git.ts';
 import { selectSections, type Facts } from '../init/sections.ts';
 import { planIndex } from './phase.ts';
 import { TABLE } from '../cli/table.ts';
-import type { Handler } from '../main.ts';
+import type { Handler } from '../cli/handler.ts';
 
 type Part =
   | 'phase'
@@ -52,8 +53,10 @@ export interface InitSpec {
   settings?: string[];
 }
 
-/** The rows. Arguments and flags of each workflow live in command-table.json. */
-export const INIT_TABLE: Record<string, InitSpec> = {
+/** The phase loop: discuss, plan, execute, verify, and the generic phase operations. */
+const PHASE_LOOP_WORKFLOWS: Record<string, InitSpec> = {
+  'discuss-phase': { models: { advisor: 'gsd-advisor-researcher' }, parts: ['phase', 'docs', 'plan-settings'] },
+  'discuss-phase-assumptions': { models: { analyzer: 'gsd-assumptions-analyzer' }, parts: ['phase', 'docs', 'plan-settings'] },
   'plan-phase': {
     models: { researcher: 'gsd-phase-researcher', planner: 'gsd-planner', checker: 'gsd-plan-checker', pattern_mapper: 'gsd-pattern-mapper' },
     parts: ['phase', 'docs', 'plan-settings', 'milestone'],
@@ -63,41 +66,55 @@ export const INIT_TABLE: Record<string, InitSpec> = {
     models: { executor: 'gsd-executor', verifier: 'gsd-verifier' },
     parts: ['phase', 'docs', 'plans', 'exec-settings', 'milestone'],
   },
-  'phase-op': { models: {}, parts: ['phase', 'docs', 'search'] },
   'verify-work': { models: { planner: 'gsd-planner', checker: 'gsd-plan-checker', verifier: 'gsd-verifier', debugger: 'gsd-debugger' }, parts: ['phase', 'docs', 'verify'], settings: ['workflow.plan_check'] },
-  'discuss-phase': { models: { advisor: 'gsd-advisor-researcher' }, parts: ['phase', 'docs', 'plan-settings'] },
-  'discuss-phase-assumptions': { models: { analyzer: 'gsd-assumptions-analyzer' }, parts: ['phase', 'docs', 'plan-settings'] },
-  progress: { models: { executor: 'gsd-executor', planner: 'gsd-planner' }, parts: ['milestone', 'progress', 'resume'] },
-  'new-project': {
-    models: { researcher: 'gsd-project-researcher', synthesizer: 'gsd-research-synthesizer', roadmapper: 'gsd-roadmapper' },
-    parts: ['brownfield', 'search', 'plan-settings'],
-  },
-  'new-milestone': {
-    models: { researcher: 'gsd-project-researcher', synthesizer: 'gsd-research-synthesizer', roadmapper: 'gsd-roadmapper' },
-    parts: ['milestone', 'archives', 'search'],
-  },
-  quick: {
-    models: { planner: 'gsd-planner', executor: 'gsd-executor', checker: 'gsd-plan-checker', verifier: 'gsd-verifier', researcher: 'gsd-phase-researcher', advisor: 'gsd-advisor-researcher' },
-    parts: ['quick', 'exec-settings'],
-  },
-  resume: { models: {}, parts: ['resume', 'milestone', 'progress'] },
-  'milestone-op': { models: {}, parts: ['milestone', 'archives', 'progress'] },
-  'complete-milestone': { models: {}, parts: ['milestone', 'archives', 'progress'] },
-  autonomous: { models: { planner: 'gsd-planner', executor: 'gsd-executor', verifier: 'gsd-verifier' }, parts: ['milestone', 'progress', 'exec-settings'] },
+  'phase-op': { models: {}, parts: ['phase', 'docs', 'search'] },
+};
+
+/** Audits and gates run on one phase: review, security, UI, validation, tests, shipping. */
+const PHASE_QUALITY_WORKFLOWS: Record<string, InitSpec> = {
   'code-review': { models: { reviewer: 'gsd-code-reviewer', fixer: 'gsd-code-fixer' }, parts: ['phase', 'docs', 'review'] },
-  'map-codebase': { models: { mapper: 'gsd-codebase-mapper' }, parts: ['brownfield'] },
-  todos: { models: {}, parts: ['todos'] },
-  update: { models: {}, parts: ['install'] },
-  debug: { models: { debugger: 'gsd-debugger' }, parts: ['debug'] },
   'secure-phase': { models: { auditor: 'gsd-security-auditor' }, parts: ['phase', 'docs'], settings: ['workflow.security_block_on', 'workflow.security_asvs_level'] },
   'ui-phase': { models: { researcher: 'gsd-ui-researcher', checker: 'gsd-ui-checker' }, parts: ['phase', 'docs', 'search'], settings: ['workflow.ui_phase', 'workflow.ui_safety_gate', 'workflow.text_mode'] },
   'ui-review': { models: { auditor: 'gsd-ui-auditor' }, parts: ['phase', 'docs'] },
   'validate-phase': { models: { auditor: 'gsd-nyquist-auditor' }, parts: ['phase', 'docs'], settings: ['workflow.nyquist_validation', 'workflow.test_command'] },
   'add-tests': { models: { executor: 'gsd-executor' }, parts: ['phase', 'docs'], settings: ['workflow.test_command'] },
   ship: { models: { reviewer: 'gsd-code-reviewer', writer: 'gsd-doc-writer' }, parts: ['phase', 'docs', 'verify', 'git'] },
-  'audit-milestone': { models: { checker: 'gsd-integration-checker' }, parts: ['milestone', 'progress'] },
-  capture: { models: {}, parts: ['todos', 'capture'] },
 };
+
+/** Starting, resuming and closing: the project, its milestones and the progress over them. */
+const PROJECT_MILESTONE_WORKFLOWS: Record<string, InitSpec> = {
+  'new-project': {
+    models: { researcher: 'gsd-project-researcher', synthesizer: 'gsd-research-synthesizer', roadmapper: 'gsd-roadmapper' },
+    parts: ['brownfield', 'search', 'plan-settings'],
+  },
+  'map-codebase': { models: { mapper: 'gsd-codebase-mapper' }, parts: ['brownfield'] },
+  'new-milestone': {
+    models: { researcher: 'gsd-project-researcher', synthesizer: 'gsd-research-synthesizer', roadmapper: 'gsd-roadmapper' },
+    parts: ['milestone', 'archives', 'search'],
+  },
+  'milestone-op': { models: {}, parts: ['milestone', 'archives', 'progress'] },
+  'complete-milestone': { models: {}, parts: ['milestone', 'archives', 'progress'] },
+  'audit-milestone': { models: { checker: 'gsd-integration-checker' }, parts: ['milestone', 'progress'] },
+  progress: { models: { executor: 'gsd-executor', planner: 'gsd-planner' }, parts: ['milestone', 'progress', 'resume'] },
+  resume: { models: {}, parts: ['resume', 'milestone', 'progress'] },
+  autonomous: { models: { planner: 'gsd-planner', executor: 'gsd-executor', verifier: 'gsd-verifier' }, parts: ['milestone', 'progress', 'exec-settings'] },
+};
+
+/** Work beside the roadmap: quick tasks, todos, captures, debugging, and updating GSD itself. */
+const SIDE_WORK_WORKFLOWS: Record<string, InitSpec> = {
+  quick: {
+    models: { planner: 'gsd-planner', executor: 'gsd-executor', checker: 'gsd-plan-checker', verifier: 'gsd-verifier', researcher: 'gsd-phase-researcher', advisor: 'gsd-advisor-researcher' },
+    parts: ['quick', 'exec-settings'],
+  },
+  todos: { models: {}, parts: ['todos'] },
+  capture: { models: {}, parts: ['todos', 'capture'] },
+
+  debug: { models: { debugger: 'gsd-debugger' }, parts: ['debug'] },
+  update: { models: {}, parts: ['install'] },
+};
+
+/** The rows, one per `init <workflow>`. Arguments and flags of each workflow live in command-table.json. */
+export const INIT_TABLE: Record<string, InitSpec> = { ...PHASE_LOOP_WORKFLOWS, ...PHASE_QUALITY_WORKFLOWS, ...PROJECT_MILESTONE_WORKFLOWS, ...SIDE_WORK_WORKFLOWS };
 
 interface Cache {
   cfg?: ReturnType<typeof loadConfig>;
@@ -293,7 +310,10 @@ function progressPart(ic: InitContext) {
   };
 }
 
-const PARTS: Record<Part, (ic: InitContext) => Record<string, unknown>> = {
+type PartFn = (ic: InitContext) => Record<string, unknown>;
+
+/** What a workflow that works on one phase reads about it: where it is, its documents, its plans and waves, its verification and review depth. */
+const PHASE_PARTS = {
   phase: (ic) => {
     const info = ic.info;
     if (!info) return { phase_found: false, phase_number: null };
@@ -366,6 +386,25 @@ const PARTS: Record<Part, (ic: InitContext) => Record<string, unknown>> = {
       gaps_only: gapsOnly,
     };
   },
+  verify: (ic) => {
+    const docs = ic.info ? phaseDocs(ic.info) : {};
+    const scan = ic.info?.scan;
+    return {
+      verification_status: verificationStatus(docs.VERIFICATION ?? null),
+      phase_completion: scan ? { plans: scan.live.length, summaries: scan.live.filter((p) => p.summary).length } : null,
+      ui_phase_active: !!docs['UI-SPEC'],
+    };
+  },
+
+  review: (ic) => {
+    // --depth wins over workflow.code_review_depth.
+    const depth = ic.inv.flags['--depth'];
+    return { review_depth: typeof depth === 'string' ? depth : (getPath(ic.resolved, 'workflow.code_review_depth') ?? 'standard') };
+  },
+} satisfies Partial<Record<Part, PartFn>>;
+
+/** The settings a workflow runs with, from flags over config: planning, execution (branching, worktrees, repair) and the web-search tools present. */
+const RUN_SETTING_PARTS = {
   'plan-settings': (ic) => ({
     tdd_mode: ic.flag('--tdd') || ic.wf('tdd_mode') === true,
     granularity: (ic.inv.flags['--granularity'] as string | undefined) ?? getPath(ic.resolved, 'planning.granularity') ?? ic.resolved.granularity,
@@ -409,6 +448,15 @@ const PARTS: Record<Part, (ic: InitContext) => Record<string, unknown>> = {
       node_repair_budget: ic.wf('node_repair') === false ? 0 : (ic.wf('node_repair_budget') as number),
     };
   },
+  search: (ic) => ({
+    brave_search: !!ic.resolved.brave_search || !!ic.ctx.env.BRAVE_API_KEY,
+    firecrawl: !!ic.resolved.firecrawl || !!ic.ctx.env.FIRECRAWL_API_KEY,
+    exa_search: !!ic.resolved.exa_search || !!ic.ctx.env.EXA_API_KEY,
+  }),
+} satisfies Partial<Record<Part, PartFn>>;
+
+/** Where the project stands: the current milestone, progress over the phases, archived milestones, where work stopped, and what code exists before GSD. */
+const PROJECT_PROGRESS_PARTS = {
   milestone: (ic) => {
     const cur = ic.rm?.current ?? null;
     const version = cur?.version ?? stateMilestoneSafe(ic);
@@ -420,7 +468,33 @@ const PARTS: Record<Part, (ic: InitContext) => Record<string, unknown>> = {
     };
   },
   progress: (ic) => progressPart(ic),
+  archives: (ic) => {
+    const dir = path.join(ic.ctx.rootOrCwd, '.planning', 'milestones');
+    const archived = listDir(dir)
+      .map((n) => /^(v\d+(?:\.\d+)*)-ROADMAP\.md$/.exec(n)?.[1])
+      .filter((v): v is string => !!v);
+    return { archived_milestones: archived, archive_count: archived.length, milestones_dir: ic.ctx.rel(dir) };
+  },
+  resume: (ic) => {
+    const fm = ic.state?.fm ?? {};
+    const planning = path.join(ic.ctx.rootOrCwd, '.planning');
+    const continueHere = listPhaseDirs(planning).map((d) => path.join(d.dir, '.continue-here.md')).find((p) => exists(p)) ?? null;
+    const handoff = path.join(planning, 'HANDOFF.json');
+    return {
+      stopped_at: typeof fm.stopped_at === 'string' ? fm.stopped_at : null,
+      paused_at: typeof fm.paused_at === 'string' ? fm.paused_at : null,
+      last_activity: typeof fm.last_activity === 'string' ? fm.last_activity : null,
+      status: typeof fm.status === 'string' ? fm.status : null,
+      continue_here_path: continueHere ? ic.ctx.rel(continueHere) : null,
+      has_continue_here: !!continueHere,
+      handoff_path: exists(handoff) ? ic.ctx.rel(handoff) : null,
+    };
+  },
   brownfield: (ic) => brownfield(ic),
+} satisfies Partial<Record<Part, PartFn>>;
+
+/** What was noted on the side: the next quick task, pending todos, debug sessions, seeds and threads. */
+const CAPTURE_PARTS = {
   quick: (ic) => {
     const desc = ic.inv.args.description ?? '';
     const quickDir = path.join(ic.ctx.rootOrCwd, '.planning', 'quick');
@@ -449,33 +523,6 @@ const PARTS: Record<Part, (ic: InitContext) => Record<string, unknown>> = {
     const todos = (ic.hasProject ? listTodos(ic.ctx, 'pending') : []).filter((t) => area === undefined || t.area === area).map(({ id, title, area: a }) => ({ id, title, area: a }));
     return { todo_count: todos.length, todos, todos_dir: '.planning/todos/pending' };
   },
-  resume: (ic) => {
-    const fm = ic.state?.fm ?? {};
-    const planning = path.join(ic.ctx.rootOrCwd, '.planning');
-    const continueHere = listPhaseDirs(planning).map((d) => path.join(d.dir, '.continue-here.md')).find((p) => exists(p)) ?? null;
-    const handoff = path.join(planning, 'HANDOFF.json');
-    return {
-      stopped_at: typeof fm.stopped_at === 'string' ? fm.stopped_at : null,
-      paused_at: typeof fm.paused_at === 'string' ? fm.paused_at : null,
-      last_activity: typeof fm.last_activity === 'string' ? fm.last_activity : null,
-      status: typeof fm.status === 'string' ? fm.status : null,
-      continue_here_path: continueHere ? ic.ctx.rel(continueHere) : null,
-      has_continue_here: !!continueHere,
-      handoff_path: exists(handoff) ? ic.ctx.rel(handoff) : null,
-    };
-  },
-  archives: (ic) => {
-    const dir = path.join(ic.ctx.rootOrCwd, '.planning', 'milestones');
-    const archived = listDir(dir)
-      .map((n) => /^(v\d+(?:\.\d+)*)-ROADMAP\.md$/.exec(n)?.[1])
-      .filter((v): v is string => !!v);
-    return { archived_milestones: archived, archive_count: archived.length, milestones_dir: ic.ctx.rel(dir) };
-  },
-  search: (ic) => ({
-    brave_search: !!ic.resolved.brave_search || !!ic.ctx.env.BRAVE_API_KEY,
-    firecrawl: !!ic.resolved.firecrawl || !!ic.ctx.env.FIRECRAWL_API_KEY,
-    exa_search: !!ic.resolved.exa_search || !!ic.ctx.env.EXA_API_KEY,
-  }),
   debug: (ic) => {
     const active = ic.hasProject ? listSessions(ic.ctx, 'active') : [];
     const kb = ic.hasProject ? readTextIfExists(knowledgeBasePath(ic.ctx)) : null;
@@ -504,23 +551,16 @@ const PARTS: Record<Part, (ic: InitContext) => Record<string, unknown>> = {
       threads_dir: '.planning/threads',
     };
   },
+} satisfies Partial<Record<Part, PartFn>>;
+
+/** What shipping and updating need: the git branch and remote, and the install this gsd-tools came from. */
+const DELIVERY_PARTS = {
   git: (ic) => gitPart(ic),
-  review: (ic) => {
-    // --depth wins over workflow.code_review_depth.
-    const depth = ic.inv.flags['--depth'];
-    return { review_depth: typeof depth === 'string' ? depth : (getPath(ic.resolved, 'workflow.code_review_depth') ?? 'standard') };
-  },
   install: (ic) => installPart(ic),
-  verify: (ic) => {
-    const docs = ic.info ? phaseDocs(ic.info) : {};
-    const scan = ic.info?.scan;
-    return {
-      verification_status: verificationStatus(docs.VERIFICATION ?? null),
-      phase_completion: scan ? { plans: scan.live.length, summaries: scan.live.filter((p) => p.summary).length } : null,
-      ui_phase_active: !!docs['UI-SPEC'],
-    };
-  },
-};
+} satisfies Partial<Record<Part, PartFn>>;
+
+/** Every part a table row may name; the type makes sure none is missing. */
+const PARTS: Record<Part, PartFn> = { ...PHASE_PARTS, ...RUN_SETTING_PARTS, ...PROJECT_PROGRESS_PARTS, ...CAPTURE_PARTS, ...DELIVERY_PARTS };
 
 /** Branch facts for shipping; null fields when git or a remote is missing. */
 function gitPart(ic: InitContext) {

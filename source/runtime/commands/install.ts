@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Handler } from '../main.ts';
+import type { Handler } from '../cli/handler.ts';
 import { refused, usage } from '../core/errors.ts';
 import { bundleFromDir, checkManifest, findBundleDir, MANIFEST_FILE, sha256 } from '../install/bundle.ts';
 import { hasInstallState, install, INSTALLED_FILE, resolvePlacement, uninstall, type Report } from '../install/install.ts';

@@ -10,7 +10,7 @@ import { withLock } from '../core/lock.ts';
 import { isSentinel, listPhaseDirs } from '../planning/phases.ts';
 import { mutateState, setField, statePath } from '../planning/state.ts';
 import { analyzeRoadmap, requireRoadmap } from './roadmap.ts';
-import type { Handler } from '../main.ts';
+import type { Handler } from '../cli/handler.ts';
 
 const complete: Handler = (inv, ctx) => {
   const version = inv.args.version!;

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { str } from '../cli/parse.ts';
 import { usage } from '../core/errors.ts';
-import type { Handler } from '../main.ts';
+import type { Handler } from '../cli/handler.ts';
 import { lookup } from '../supply/adapters.ts';
 import { DEFAULT_TIMEOUT_MS, fixtureFetch, networkFetch, type FetchJson } from '../supply/fetch.ts';
 import rulesJson from '../supply/legitimacy-rules.json' with { type: 'json' };

@@ -28,7 +28,7 @@ import { computeProgress, progressBar } from '../planning/progress.ts';
 import { mutateState, setField, statePath } from '../planning/state.ts';
 import { findField } from '../md/body.ts';
 import { requireRoadmap } from './roadmap.ts';
-import type { Handler } from '../main.ts';
+import type { Handler } from '../cli/handler.ts';
 
 const find: Handler = (inv, ctx) => {
   const info = phaseInfo(ctx, inv.args.phase!);

@@ -6,7 +6,7 @@ import type { Ctx } from '../core/context.ts';
 import { CliError } from '../core/errors.ts';
 import { exists, isDir, listDir, readTextIfExists } from '../core/fs.ts';
 import { readFrontmatter } from '../md/frontmatter.ts';
-import type { Handler } from '../main.ts';
+import type { Handler } from '../cli/handler.ts';
 
 export type QuickStatus = 'done' | 'planned' | 'started';
 

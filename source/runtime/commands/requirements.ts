@@ -4,7 +4,7 @@ import { CliError } from '../core/errors.ts';
 import { readTextIfExists, writeAtomic } from '../core/fs.ts';
 import { withLock } from '../core/lock.ts';
 import { markRequirements, splitIds } from '../planning/requirements.ts';
-import type { Handler } from '../main.ts';
+import type { Handler } from '../cli/handler.ts';
 
 /** mark-complete and mark-pending: the same edit in opposite directions; the output names say which. */
 const mark =

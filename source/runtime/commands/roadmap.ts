@@ -8,7 +8,7 @@ import { countedPhases, parseRoadmap, sectionText, type Roadmap } from '../plann
 import { setBulletChecked, syncPlanBoxes, upsertProgressRow } from '../planning/roadmap-edit.ts';
 import { diskStatus, displayPhase, findPhaseDir, isSentinel, listPhaseDirs, phaseFile, scanPhase } from '../planning/phases.ts';
 import { phaseInfo, roadmapFor, stateMilestone } from '../planning/phase-info.ts';
-import type { Handler } from '../main.ts';
+import type { Handler } from '../cli/handler.ts';
 
 export function requireRoadmap(ctx: Ctx): Roadmap {
   const rm = roadmapFor(ctx);

@@ -17,7 +17,7 @@ import { computeProgress, progressBar } from '../planning/progress.ts';
 import { phaseInfo, roadmapFor } from '../planning/phase-info.ts';
 import { countedPhases } from '../planning/roadmap.ts';
 import { currentFrontmatter, getField, mutateState, readState, setField, statePath } from '../planning/state.ts';
-import type { Handler } from '../main.ts';
+import type { Handler } from '../cli/handler.ts';
 
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9 _./()-]{0,60}$/;
 const MAX_TEXT = 64 * 1024;

@@ -8,7 +8,7 @@ import { sessionFiles } from '../planning/debug-session.ts';
 import { recordFiles } from '../planning/records.ts';
 import { diskStatus, isSentinel, listPhaseDirs, scanPhase } from '../planning/phases.ts';
 import { computeProgress, loadRoadmap } from '../planning/progress.ts';
-import type { Handler } from '../main.ts';
+import type { Handler } from '../cli/handler.ts';
 
 /** `- [x] **ID**` / `- [ ] **ID**` lines of REQUIREMENTS.md (outside the traceability table). */
 export function requirementCounts(text: string | null): { total: number; complete: number } {

@@ -11,7 +11,7 @@ import { confine } from '../core/paths.ts';
 import { readTextIfExists } from '../core/fs.ts';
 import { phaseInfo } from '../planning/phase-info.ts';
 import { renderTemplate } from '../template/render.ts';
-import type { Handler } from '../main.ts';
+import type { Handler } from '../cli/handler.ts';
 
 /** Default file name inside the phase directory, per template. */
 const PHASE_DOCS: Record<string, (padded: string, plan: string | null) => string | null> = {

@@ -9,7 +9,7 @@ import { readFrontmatter } from '../md/frontmatter.ts';
 import { phaseDocs, phaseInfo, type PhaseInfo } from '../planning/phase-info.ts';
 import { withPlanningLock } from '../planning/records.ts';
 import { diagnoseGap, parseUat, reconcileGaps, recordResult, type GapPlan, type TestResult } from '../planning/uat.ts';
-import type { Handler } from '../main.ts';
+import type { Handler } from '../cli/handler.ts';
 
 function uatOf(ctx: Ctx, phase: string): { info: PhaseInfo; file: string; rel: string } {
   const info = phaseInfo(ctx, phase);

@@ -1,6 +1,6 @@
 // slug, timestamp: pure helpers that never look for a project.
 import { slugify } from '../planning/phases.ts';
-import type { Handler } from '../main.ts';
+import type { Handler } from '../cli/handler.ts';
 
 const slug: Handler = (inv) => {
   const s = slugify(inv.args.text!);

@@ -9,7 +9,7 @@ import { phaseInfo, phaseDocs, verificationStatus } from '../planning/phase-info
 import { projectFile, validateFrontmatter } from './artifacts.ts';
 import { getPath, loadConfig } from '../config/config.ts';
 import { detectDrift, judgeDrift, type DriftAction } from '../planning/drift.ts';
-import type { Handler } from '../main.ts';
+import type { Handler } from '../cli/handler.ts';
 
 const planStructure: Handler = (inv, ctx) => {
   const file = projectFile(ctx, inv.args.file!, '<file>');

@@ -25,7 +25,7 @@ import { writeAtomic, readTextIfExists, safeUnlink } from '../core/fs.ts';
 import { clearIndexLock, git, gitIndexed, gitVersion, repoInfo, versionAtLeast, withRepoLock, WORKTREE_FOLDER, type RepoInfo } from '../core/git.ts';
 import { holderAlive, processStart, withLock } from '../core/lock.ts';
 import { loadConfig } from '../config/config.ts';
-import type { Handler } from '../main.ts';
+import type { Handler } from '../cli/handler.ts';
 
 const BRANCH_PREFIX = 'gsd-wt/';
 const PLAN_ID = /^[0-9A-Za-z][0-9A-Za-z._-]{0,63}$/;

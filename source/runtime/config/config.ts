@@ -253,10 +253,6 @@ export function checkConfig(data: unknown, text: string, file: string): string[]
   return warnings;
 }
 
-export function configPath(ctx: Ctx): string {
-  return path.join(ctx.planning, 'config.json');
-}
-
 const cache = new WeakMap<Ctx, LoadedConfig>();
 
 /**

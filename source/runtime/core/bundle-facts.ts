@@ -7,7 +7,7 @@
 // is no such file, and every caller has its own fallback.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { LandingPolicy } from '../install/landing.ts';
+import type { LandingPolicy } from '../install/bundle-types.ts';
 
 /** Where the facts sit, relative to gsd-core/. */
 export const BUNDLE_FACTS_FILE = 'bin/runtime.json';

@@ -4,8 +4,6 @@
 
 export type Reason = 'unknown-command' | 'invalid-args' | 'not-found' | 'locked' | 'refused' | 'failed';
 
-export const REASONS: readonly Reason[] = ['unknown-command', 'invalid-args', 'not-found', 'locked', 'refused', 'failed'];
-
 /** Usage errors exit 2; every other failure exits 1. */
 export function exitCodeFor(reason: Reason): number {
   return reason === 'unknown-command' || reason === 'invalid-args' ? 2 : 1;

@@ -89,7 +89,3 @@ export function rel(root: string, p: string): string {
   const r = path.relative(root, p);
   return r.split(path.sep).join('/') || '.';
 }
-
-export function toPosix(p: string): string {
-  return p.split(path.sep).join('/');
-}

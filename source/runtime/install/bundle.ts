@@ -4,14 +4,13 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { BundleManifest } from '../../../compiler/emit/bundle-manifest.ts';
+import type { BundleManifest } from './bundle-types.ts';
 import { refused } from '../core/errors.ts';
 
 export const MANIFEST_FILE = 'gsd-file-manifest.json';
 export const README_FILE = 'README.txt';
 
-// The manifest's shape is the compiler's, which writes it (type-only: nothing of the compiler is bundled).
-export type { BundleManifest, ManifestFile } from '../../../compiler/emit/bundle-manifest.ts';
+export type { BundleManifest, ManifestFile } from './bundle-types.ts';
 
 export interface Bundle {
   manifest: BundleManifest;

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { failed, refused, usage } from '../core/errors.ts';
+import { escapeRegExp } from '../core/text.ts';
 import { sha256, unsafePath, type Bundle, type BundleManifest } from './bundle.ts';
 import { isEmptyConfig, mergeConfig, undoEdits, unmergeConfig, type Added, type Edit, type MergeFormat } from './merge.ts';
 import { checkJournalLanding, checkManifestLanding, checkRecordLanding, INSTALLED_FILE, PATCHES_DIR, type LandingPolicy } from './landing.ts';
@@ -162,7 +163,7 @@ export function destinationOf(file: string, manifest: Pick<BundleManifest, 'root
  * `$HOME/<rel>` when it is still under home, else its absolute path.
  */
 export function relocateText(text: string, relocation: Relocation): string {
-  const escaped = relocation.from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const escaped = escapeRegExp(relocation.from);
   const inHome = !path.isAbsolute(relocation.tilde);
   return text.replace(new RegExp(`(~|\\$HOME|\\$\\{HOME\\})/${escaped}(?![A-Za-z0-9._-])`, 'g'), (_, anchor: string) => (inHome ? `${anchor}/${relocation.tilde}` : relocation.to));
 }

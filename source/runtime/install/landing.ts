@@ -12,37 +12,14 @@
 // journal of an interrupted run before rolling it back.
 import path from 'node:path';
 import { refused } from '../core/errors.ts';
-import { unsafePath, type BundleManifest } from './bundle.ts';
+import { unsafePath } from './bundle.ts';
+import type { BundleManifest, FileMode, LandingPolicy, MergeFormat } from './bundle-types.ts';
+
+export type { FileMode, LandingPolicy, MergeFormat, OwnedPattern } from './bundle-types.ts';
 
 /** The installer's own files under the root: its record, and the folder of backups. */
 export const INSTALLED_FILE = 'gsd-install-manifest.json';
 export const PATCHES_DIR = 'gsd-local-patches';
-
-export type MergeFormat = 'json' | 'toml' | 'yaml' | 'markdown';
-export type FileMode = '0644' | '0755';
-
-export interface OwnedPattern {
-  /**
-   * A bundle path. A segment may hold one `{placeholder}`, which matches one
-   * name of letters, digits, `_`, `-` and inner dots; a final `**` matches one
-   * or more such names. Everything else is literal.
-   */
-  pattern: string;
-  mode: FileMode;
-}
-
-export interface LandingPolicy {
-  target: string;
-  runtime: string;
-  scope: 'global' | 'local';
-  base: 'home' | 'project';
-  root: string;
-  env: string[];
-  /** Files GSD owns, most specific first: the first pattern a path matches decides its mode. */
-  owned: OwnedPattern[];
-  /** Files shared with the user, merged in this format; never owned. */
-  merged: { path: string; format: MergeFormat }[];
-}
 
 const isNameChar = (code: number) =>
   (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || code === 0x5f || code === 0x2d || code === 0x2e;

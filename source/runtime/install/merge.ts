@@ -16,9 +16,12 @@
 import { applyEdits, findNodeAtLocation, modify, parse as parseJsonc, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { parse as parseYaml, parseDocument, isSeq, stringify as stringifyYaml, type Document } from 'yaml';
+import { deepEqual, isPlainObject } from '../core/equal.ts';
 import { refused } from '../core/errors.ts';
+import { escapeRegExp } from '../core/text.ts';
+import type { MergeFormat } from './bundle-types.ts';
 
-export type MergeFormat = 'json' | 'toml' | 'yaml' | 'markdown';
+export type { MergeFormat } from './bundle-types.ts';
 
 /** One text change: at `offset`, `removed` became `inserted`. */
 export interface Edit {
@@ -79,21 +82,6 @@ class Editor {
     this.edits.push(diffEdit(this.text, next));
     this.text = next;
   }
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
-}
-
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, index) => deepEqual(item, b[index]));
-  if (isPlainObject(a) && isPlainObject(b)) {
-    const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && deepEqual(a[key], b[key]));
-  }
-  return false;
 }
 
 /** Whether everything the user had is still there, unchanged (arrays may have grown at the end). */
@@ -482,7 +470,6 @@ function tomlShape(text: string, key: string, label: string, expected: string, f
 }
 
 const isTableArray = (value: unknown) => Array.isArray(value) && value.length > 0 && value.every(isPlainObject);
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export function mergeToml(userText: string | null, gsdText: string, label: string): MergeResult {
   const gsd = parseTomlText(gsdText, `${label} (GSD's)`);

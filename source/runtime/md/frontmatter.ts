@@ -5,6 +5,7 @@
 // typed: true/false, null/~, and numbers only in canonical form (so `01`,
 // `1.0` and `2.10` stay strings and phase IDs keep their padding). Anything
 // else is an error naming the file and line; nothing is guessed.
+import { deepEqual } from '../core/equal.ts';
 import { FileFormatError } from '../core/errors.ts';
 
 export type Yaml = string | number | boolean | null | Yaml[] | { [key: string]: Yaml };
@@ -436,7 +437,7 @@ export function stringifyYaml(data: YamlMap, original?: Frontmatter): string {
   for (const key of Object.keys(data)) {
     const v = data[key]!;
     const raw = original?.rawByKey.get(key);
-    if (raw !== undefined && deepEqual(original!.data[key] ?? null, v)) out.push(raw);
+    if (raw !== undefined && deepEqual(original!.data[key] ?? null, v, { orderedKeys: true })) out.push(raw);
     else emit(key, v, '', out);
   }
   return out.length ? `${out.join('\n')}\n` : '';
@@ -448,14 +449,4 @@ export function withFrontmatter(data: YamlMap, body: string, original?: Frontmat
   const yaml = stringifyYaml(data, original);
   const block = `---\n${yaml}---\n`;
   return (eol === '\r\n' ? block.replace(/\n/g, '\r\n') : block) + body;
-}
-
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a as object);
-  const kb = Object.keys(b as object);
-  if (ka.length !== kb.length) return false;
-  return ka.every((k, i) => k === kb[i] && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }

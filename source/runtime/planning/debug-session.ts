@@ -15,7 +15,6 @@ import { findField, fromDoc, headings, replaceFieldValue, sectionRange, toDoc, t
 import { appendBullet, ensureSection } from '../md/sections.ts';
 import { peekRecord, recordFiles, recordTitle, textField, type Rec } from './records.ts';
 
-export const DEBUG_STATUSES = ['gathering', 'investigating', 'fixing', 'verifying', 'awaiting-human', 'resolved'] as const;
 export const KNOWLEDGE_BASE = 'knowledge-base.md';
 
 export const debugDir = (ctx: Ctx, which: 'active' | 'resolved') =>

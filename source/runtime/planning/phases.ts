@@ -2,7 +2,6 @@
 // Phase grammar: digits, an optional capital letter, then `.digits` parts
 // (4, 04, 12A, 2.1). Directories pad the integer part to two digits; an
 // optional project-code prefix (`ABC-01-setup`) is ignored when matching.
-import fs from 'node:fs';
 import path from 'node:path';
 import { isDir, listDir, readTextIfExists } from '../core/fs.ts';
 import { readFrontmatter, type YamlMap } from '../md/frontmatter.ts';
@@ -191,12 +190,4 @@ export function phaseFile(dir: string, suffix: string): string | null {
     if (n === `${suffix}.md` || (n.endsWith(tail) && /\d$/.test(n.slice(0, -tail.length)))) return path.join(dir, n);
   }
   return null;
-}
-
-export function hasFileMatching(dir: string, re: RegExp): boolean {
-  try {
-    return fs.readdirSync(dir).some((n) => re.test(n));
-  } catch {
-    return false;
-  }
 }

@@ -1,6 +1,7 @@
 // REQUIREMENTS.md: `- [ ] **AUTH-01**: …` checkboxes and the Traceability
 // table `| Requirement | Phase | Status |`. Completing an ID writes both, and
 // so does reopening one (back to `[ ]` and Pending, e.g. after an undo).
+import { escapeRegExp } from '../core/text.ts';
 import { fenceMask, headings, sectionRange } from '../md/body.ts';
 
 export interface MarkResult {
@@ -24,7 +25,6 @@ export function splitIds(words: string[]): string[] {
   ];
 }
 
-const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Tick `ids` and set their traceability status to Complete (or, with `complete` false, untick them and set Pending). */
 export function markRequirements(text: string, ids: string[], complete = true): MarkResult {
@@ -46,7 +46,7 @@ export function markRequirements(text: string, ids: string[], complete = true): 
   }
   const out: MarkResult = { text, marked: [], already: [], not_found: [], table_unmatched: [], write_set: [] };
   for (const id of ids) {
-    const box = new RegExp(`^(\\s*[-*]\\s+)\\[( |x|X)\\](\\s+\\*\\*${esc(id)}\\*\\*)`);
+    const box = new RegExp(`^(\\s*[-*]\\s+)\\[( |x|X)\\](\\s+\\*\\*${escapeRegExp(id)}\\*\\*)`);
     let boxFound = false;
     let wasDone = false;
     let boxApplied = false;

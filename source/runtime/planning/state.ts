@@ -9,7 +9,8 @@ import { CliError, FileFormatError } from '../core/errors.ts';
 import { readTextIfExists, writeAtomic } from '../core/fs.ts';
 import { withLock } from '../core/lock.ts';
 import { fenceMask, findField, findHeading, fromDoc, normName, replaceFieldValue, sectionRange, toDoc, type Doc } from '../md/body.ts';
-import { deepEqual, parseYaml, readFrontmatter, withFrontmatter, type Frontmatter, type Yaml, type YamlMap } from '../md/frontmatter.ts';
+import { deepEqual } from '../core/equal.ts';
+import { parseYaml, readFrontmatter, withFrontmatter, type Frontmatter, type Yaml, type YamlMap } from '../md/frontmatter.ts';
 import { isForbiddenKey } from '../core/json.ts';
 import { keepBroken } from '../core/broken.ts';
 import { computeProgress, loadRoadmap, type Progress } from './progress.ts';
@@ -396,7 +397,7 @@ export function mutateState<R>(
       ctx.warn(healWarning(sf, `rebuilt from the body; the old bytes are kept in ${ctx.rel(kept)}`));
     }
     writeAtomic(file, withFrontmatter(next, bodyText, original));
-    const changed = [...new Set([...Object.keys(next), ...Object.keys(sf.fm.data)])].filter((k) => !deepEqual(next[k], sf.fm.data[k]));
+    const changed = [...new Set([...Object.keys(next), ...Object.keys(sf.fm.data)])].filter((k) => !deepEqual(next[k], sf.fm.data[k], { orderedKeys: true }));
     return { result, frontmatter: changed, written: true, ...(kept ? { kept: ctx.rel(kept) } : {}) };
   });
 }

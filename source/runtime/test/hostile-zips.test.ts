@@ -12,7 +12,7 @@ import { suite, assert } from '../../../compiler/test/harness.ts';
 import { REPO_ROOT } from '../../../compiler/pipeline.ts';
 import { serializeManifest, type BundleManifest as EmittedManifest } from '../../../compiler/emit/bundle-manifest.ts';
 import { zipTree } from '../../../compiler/release/release.ts';
-import type { VirtualTree } from '../../../compiler/emit/emit-bundle.ts';
+import type { VirtualTree } from '../../../compiler/emit/virtual-tree.ts';
 import { bundleFromFiles, MANIFEST_FILE, type BundleManifest } from '../install/bundle.ts';
 import { install, INSTALLED_FILE, uninstall, type Options } from '../install/install.ts';
 import { matchesPattern, type LandingPolicy } from '../install/landing.ts';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { allBundles, compile, emitBundles, REPO_ROOT } from '../../../compiler/pipeline.ts';
 import { bytesOf, serializeManifest, type BundleManifest as EmittedManifest } from '../../../compiler/emit/bundle-manifest.ts';
 import { landingPolicies } from '../../../compiler/targets/landing-policy.ts';
-import type { VirtualTree } from '../../../compiler/emit/emit-bundle.ts';
+import type { VirtualTree } from '../../../compiler/emit/virtual-tree.ts';
 import { MANIFEST_FILE } from '../install/bundle.ts';
 import type { LandingPolicy } from '../install/landing.ts';
 

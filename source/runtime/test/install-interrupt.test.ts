@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { suite, assert } from '../../../compiler/test/harness.ts';
-import type { VirtualTree } from '../../../compiler/emit/emit-bundle.ts';
+import type { VirtualTree } from '../../../compiler/emit/virtual-tree.ts';
 import { bundleFromFiles, type BundleManifest } from '../install/bundle.ts';
 import { install, INSTALLED_FILE, PATCHES_DIR, uninstall, type Options } from '../install/install.ts';
 import { crashAfterWrites, fsyncForTests, isCrash, LOCK_FILE, writesSoFar } from '../install/journal.ts';

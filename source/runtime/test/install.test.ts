@@ -11,7 +11,7 @@ import { parse as parseYaml } from 'yaml';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { suite, assert } from '../../../compiler/test/harness.ts';
 import { bytesOf } from '../../../compiler/emit/bundle-manifest.ts';
-import type { VirtualTree } from '../../../compiler/emit/emit-bundle.ts';
+import type { VirtualTree } from '../../../compiler/emit/virtual-tree.ts';
 import { bundleFromFiles, MANIFEST_FILE, type BundleManifest } from '../install/bundle.ts';
 import { install, INSTALLED_FILE, PATCHES_DIR, uninstall, type Options, type Report } from '../install/install.ts';
 import { mergeConfig, mergeJson, mergeToml, undoEdits, unmergeConfig, type MergeFormat } from '../install/merge.ts';
