@@ -483,11 +483,7 @@ function verifyPhase(s: Scratch, p: Phase, next: Phase | null): void {
   // The user answers "pass" twice; the workflow records each answer.
   for (const test of [1, 2]) answer(s, p, test, 'pass');
   assert.match(s.read(uatFile), /^passed: 2$/m);
-  s.run(pick(VERIFY_WORK, /^frontmatter set \{uat_file\} --field status/), { vars: { uat_file: uatFile } });
-  s.run(pick(VERIFY_WORK, /^frontmatter set \{uat_file\} --field updated/), { vars: { uat_file: uatFile }, set: { '--value': FIXED_NOW } });
-  s.run(pick(VERIFY_WORK, /^commit .*acceptance test results/), { vars: { padded_phase: p.padded, uat_file: uatFile } });
-  const closed = s.run(pick(VERIFY_WORK, 'phase complete'), { vars: { phase_number: p.number } });
-  s.run(pick(VERIFY_WORK, /^commit .*complete phase/), { vars: { padded_phase: p.padded, phase_number: p.number, phase_dir: dir } });
+  const closed = closeAcceptance(s, p, uatFile, dir);
 
   assert.is(closed.completed_phase, p.number);
   assert.is(closed.next_phase, next ? next.number : null);
@@ -500,6 +496,16 @@ function verifyPhase(s: Scratch, p: Phase, next: Phase | null): void {
 }
 
 /** One answer recorded with verify-work's `uat record` call. */
+/** verify-work's close: the UAT file marked complete and committed, then the phase completed and committed. */
+function closeAcceptance(s: Scratch, p: Phase, uatFile: string, dir: string) {
+  s.run(pick(VERIFY_WORK, /^frontmatter set \{uat_file\} --field status/), { vars: { uat_file: uatFile } });
+  s.run(pick(VERIFY_WORK, /^frontmatter set \{uat_file\} --field updated/), { vars: { uat_file: uatFile }, set: { '--value': FIXED_NOW } });
+  s.run(pick(VERIFY_WORK, /^commit .*acceptance test results/), { vars: { padded_phase: p.padded, uat_file: uatFile } });
+  const closed = s.run(pick(VERIFY_WORK, 'phase complete'), { vars: { phase_number: p.number } });
+  s.run(pick(VERIFY_WORK, /^commit .*complete phase/), { vars: { padded_phase: p.padded, phase_number: p.number, phase_dir: dir } });
+  return closed;
+}
+
 function answer(s: Scratch, p: Phase, test: number, result: 'pass' | 'issue', reported = ''): any {
   const call = pick(VERIFY_WORK, 'uat record');
   const binding: Binding = result === 'pass' ? { vars: { phase_number: p.number, test }, set: { '--result': 'pass' }, drop: ['--reported', '--severity'] } : { vars: { phase_number: p.number, test, reply: reported } };
@@ -866,11 +872,7 @@ function gapClosure(s: Scratch, p: Phase): void {
   assert.match(s.read(uatFile), new RegExp(`^  plans:\n    - ${p.padded}-02\n  resolved_at: "${FIXED_NOW.replace(/[.]/g, '\\.')}"$`, 'm'));
   const retest = answer(s, p, 2, 'pass');
   assert.equal([retest.counts.passed, retest.counts.issues, retest.next_test], [2, 0, null]);
-  s.run(pick(VERIFY_WORK, /^frontmatter set \{uat_file\} --field status/), { vars: { uat_file: uatFile } });
-  s.run(pick(VERIFY_WORK, /^frontmatter set \{uat_file\} --field updated/), { vars: { uat_file: uatFile }, set: { '--value': FIXED_NOW } });
-  s.run(pick(VERIFY_WORK, /^commit .*acceptance test results/), { vars: { padded_phase: p.padded, uat_file: uatFile } });
-  const closed = s.run(pick(VERIFY_WORK, 'phase complete'), { vars: { phase_number: p.number } });
-  s.run(pick(VERIFY_WORK, /^commit .*complete phase/), { vars: { padded_phase: p.padded, phase_number: p.number, phase_dir: dir } });
+  const closed = closeAcceptance(s, p, uatFile, dir);
   assert.is(closed.completed_phase, p.number);
   assert.equal(closed.project_validated, [...p.reqs]);
   assert.match(s.read(`.planning/ROADMAP.md`), new RegExp(`\\| ${p.number}\\. ${p.name} \\| 2/2 \\| Complete \\| ${TODAY} \\|`));

@@ -8,7 +8,7 @@ import { readText, writeAtomic } from '../core/fs.ts';
 import { readFrontmatter } from '../md/frontmatter.ts';
 import { phaseDocs, phaseInfo, type PhaseInfo } from '../planning/phase-info.ts';
 import { withPlanningLock } from '../planning/records.ts';
-import { diagnoseGap, parseUat, reconcileGaps, recordResult, type GapPlan, type TestResult } from '../planning/uat.ts';
+import { diagnoseGap, parseUat, reconcileGaps, recordResult, type Gap, type GapPlan, type TestResult } from '../planning/uat.ts';
 import type { Handler } from '../cli/handler.ts';
 
 function uatOf(ctx: Ctx, phase: string): { info: PhaseInfo; file: string; rel: string } {
@@ -31,15 +31,9 @@ export function gapPlans(info: PhaseInfo): GapPlan[] {
     .map((p) => ({ id: p.id, gap_ids: asIds(p.frontmatter.gap_ids), has_summary: !!p.summary }));
 }
 
-interface ListedGap {
-  id: string;
+/** A gap as `uat gaps` lists it: the UAT.md gap's fields, where it came from, and whether its plans ran. */
+interface ListedGap extends Omit<Gap, 'raw'> {
   source: 'uat' | 'verification';
-  test: number | null;
-  truth: string;
-  severity: string;
-  status: string;
-  root_cause: string | null;
-  plans: string[];
   executed: boolean;
 }
 
