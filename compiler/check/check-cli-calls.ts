@@ -1,11 +1,14 @@
 // Every call of the runtime CLI in the corpus names a verb it has, only flags
 // that verb takes, and literal values the verb accepts (an enum's values, a
 // config key the schema knows, a template the corpus has), as the CLI's own
-// command table (data) says. Placeholders ({phase}, $ARGUMENTS, <name>) are
-// the agent's to fill and are not checked.
+// command table (data) says, and the runtime's own parser accepts
+// (validateInvocation). Placeholders ({phase}, $ARGUMENTS, <name>) are the
+// agent's to fill and are not checked.
 import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { IrNode } from '../ir/types.ts';
 import { splitLines } from '../load/scan-lines.ts';
+import { validateInvocation } from '../../source/runtime/cli/parse.ts';
+import type { CommandTable as RuntimeTable } from '../../source/runtime/cli/table.ts';
 
 interface FlagSpec {
   type: string;
@@ -124,6 +127,7 @@ function checkCall(file: string, line: number, offset: number, rest: string, tab
       }
     }
   }
+  if (diagnostics.length === 0) diagnostics.push(...runtimeVerdict(words, table, (message) => report(first, 'cli-bad-argument', message)));
   return diagnostics;
 
   function checkValue(word: Word, values: readonly string[], what: string): Diagnostic[] {
@@ -131,6 +135,27 @@ function checkCall(file: string, line: number, offset: number, rest: string, tab
     return report(word, 'cli-bad-argument', `expected one of ${values.join(', ')} for ${what}, found "${word.text}"`);
   }
 }
+
+/**
+ * The runtime's own parser has the last word (source/runtime/cli/parse.ts,
+ * in its placeholder mode): a call it would refuse is reported even where
+ * the walk above, which exists for positions, finds nothing. Placeholders
+ * the agent fills become `$` values; one that stands for any number of words
+ * ($ARGUMENTS, {flags}) is read as none and as one value.
+ */
+function runtimeVerdict(words: readonly Word[], table: CommandTable, report: (message: string) => Diagnostic[]): Diagnostic[] {
+  const check = (spread: string[]) => {
+    const tokens = words.flatMap((word) => (SPREAD.has(word.text) ? spread : [isLiteral(word.text) ? word.text : `$${word.text}`]));
+    return validateInvocation(tokens, { placeholders: true, table: table as unknown as RuntimeTable });
+  };
+  // A spread may hold nothing or the call's own arguments: the call stands if either reading is accepted.
+  const verdict = check([]);
+  if (verdict.ok || (words.some((word) => SPREAD.has(word.text)) && check(['$ARGUMENTS']).ok)) return [];
+  return report(`expected a call gsd-tools accepts, found one it refuses: ${verdict.message}`);
+}
+
+/** Placeholders that stand for any number of words, flags included. */
+const SPREAD = new Set(['$ARGUMENTS', '{flags}', '${flags}', '{args}', '$@']);
 
 /** A value the corpus wrote out, not one the agent fills in ({phase}, <name>, $VAR, $(…), [a|b] choices). */
 function isLiteral(text: string): boolean {

@@ -116,10 +116,10 @@ export function resolveCommand(tokens: string[], table: CommandTable = TABLE): {
   const two = toks.length > 1 ? `${toks[0]} ${toks[1]}` : '';
   let path: string[] = [];
   let used = 0;
-  if (two && table.aliases[two]) {
+  if (two && table.aliases?.[two]) {
     path = [...table.aliases[two]!];
     used = 2;
-  } else if (toks[0] !== undefined && table.aliases[toks[0]]) {
+  } else if (toks[0] !== undefined && table.aliases?.[toks[0]]) {
     path = [...table.aliases[toks[0]]!];
     used = 1;
   } else if (toks[0] !== undefined && !toks[0].startsWith('-')) {
