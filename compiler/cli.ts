@@ -185,10 +185,13 @@ async function compileFrom(values: { source?: string | undefined; targets?: stri
   return compiled;
 }
 
+/** Findings in the emitted bundles: printed; only errors stop the write (warnings are the layout's declared corpus defects). */
 function reportEmitted(diagnostics: Diagnostic[], io: Io, prefix: string): boolean {
   diagnostics.forEach((d) => io.err(formatDiagnostic(d, prefix)));
-  if (diagnostics.length > 0) io.err(`${diagnostics.length} error(s); nothing was written.`);
-  return diagnostics.length === 0;
+  const errors = errorsOf(diagnostics).length;
+  if (diagnostics.length > errors) io.err(`${diagnostics.length - errors} warning(s) in the emitted bundles (defects the corpus's layout declares)`);
+  if (errors > 0) io.err(`${errors} error(s); nothing was written.`);
+  return errors === 0;
 }
 
 async function runBuild(args: string[], io: Io): Promise<number> {

@@ -43,6 +43,8 @@ export interface Compiled {
   layout: string;
   /** The layout's deliberate mentions of other runtimes' folders. */
   allowedForeignPaths: RegExp[];
+  /** The layout's declared corpus defects (diagnostic code → reason): warnings, here and in emitted bundles. */
+  layoutWarnings: Layout['warnings'];
   ir: CorpusIr;
   targets: Target[];
   budgets: LoadedBudgets | null;
@@ -101,6 +103,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
   return {
     layout: layout.name,
     allowedForeignPaths: layout.allowedForeignPaths,
+    layoutWarnings: layout.warnings,
     ir,
     targets,
     budgets,
@@ -108,7 +111,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     hooks,
     generated,
     version: await packageVersion(),
-    diagnostics: sortDiagnostics(applySeverities(diagnostics, layout)),
+    diagnostics: sortDiagnostics(applySeverities(diagnostics, layout.warnings)),
     targetDiagnostics: sortDiagnostics(targetDiagnostics),
   };
 }
@@ -142,7 +145,7 @@ export function emitBundles(compiled: Compiled, selections: readonly BundleSelec
     );
     bundles.set(key, tree);
   }
-  return { bundles, diagnostics: sortDiagnostics(diagnostics) };
+  return { bundles, diagnostics: sortDiagnostics(applySeverities(diagnostics, compiled.layoutWarnings)) };
 }
 
 /** Files built from the corpus's TypeScript (runtime CLI, hooks), when it has any. */
@@ -166,8 +169,8 @@ async function packageVersion(): Promise<string> {
 }
 
 /** The layout's declared corpus defects become warnings: printed and counted, never blocking. */
-function applySeverities(diagnostics: Diagnostic[], layout: Layout): Diagnostic[] {
-  return diagnostics.map((d) => (layout.warnings[d.code] !== undefined ? { ...d, severity: 'warning' as const } : d));
+function applySeverities(diagnostics: Diagnostic[], warnings: Layout['warnings']): Diagnostic[] {
+  return diagnostics.map((d) => (warnings[d.code] !== undefined ? { ...d, severity: 'warning' as const } : d));
 }
 
 export function errorsOf(diagnostics: readonly Diagnostic[]): Diagnostic[] {

@@ -105,7 +105,8 @@ function codexAgentToml(agent: IrNode, surface: AgentSurface, body: string, cont
  * `kimi --agent-file`: YAML `{version, agent: {name, system_prompt_path, tools}}`
  * with the prompt in its own file, paths relative to the spec. The spec is the
  * surface's frontmatter rules rendered as a whole YAML file; the prompt goes to
- * `prompt`. The parse proves the spec names that prompt file.
+ * `prompt`, inside one Jinja raw block. The parse proves the spec names that
+ * prompt file.
  */
 function kimiAgentSpec(agent: IrNode, surface: AgentSurface, body: string, context: RenderContext, at: PathOf, file: string): AgentFile[] {
   const prompt = at(kimiPromptPath(surface), { name: agent.name });
@@ -117,7 +118,9 @@ function kimiAgentSpec(agent: IrNode, surface: AgentSurface, body: string, conte
   }
   return [
     { path: file, contents: text, source: agent.path },
-    { path: prompt, contents: body, source: agent.path },
+    // Kimi CLI renders the prompt as a Jinja template (${…} variables, {% %} tags, {# #} comments); a raw
+    // block makes it render the text exactly as written, whatever the prompt says (checked with Jinja 3.1).
+    { path: prompt, contents: `{% raw %}${body}{% endraw %}`, source: agent.path },
   ];
 }
 
