@@ -26,8 +26,8 @@ import {
 } from '../config/config.ts';
 import { resolveModel } from '../config/models.ts';
 import { runtimeOf } from '../core/bundle-facts.ts';
+import { agentSkills as resolveAgentSkills } from '../config/agent-skills.ts';
 import { isForbiddenKey } from '../core/json.ts';
-import { confine } from '../core/paths.ts';
 import type { Handler } from '../cli/handler.ts';
 
 function checkKey(key: string): void {
@@ -142,23 +142,10 @@ export const agentSkills: Handler = (inv, ctx: Ctx) => {
   const agent = inv.args.agent!;
   if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(agent)) throw new CliError('invalid-args', `agent name "${agent}" must be lowercase letters, digits and hyphens`);
   const cfg = loadConfig(ctx, { optionalProject: true });
-  const raw = getPath(cfg.resolved, `agent_skills.${agent}`);
-  const list = raw === undefined || raw === null ? [] : Array.isArray(raw) ? raw.map(String) : [String(raw)];
-  const warnings: string[] = [];
-  const skills: string[] = [];
-  for (const p of list) {
-    try {
-      const abs = confine(ctx.rootOrCwd, p, `agent_skills.${agent}`);
-      if (!fs.existsSync(abs)) warnings.push(`${p} does not exist`);
-      else skills.push(ctx.rel(abs));
-    } catch (error) {
-      warnings.push((error as Error).message);
-    }
-  }
+  const { block, skills, configured, warnings } = resolveAgentSkills(ctx, cfg.resolved, agent);
   for (const w of warnings) ctx.warn(`agent-skills ${agent}: ${w}`);
-  const block = skills.length ? `<agent_skills>\nRead these skill files before starting:\n${skills.map((s) => `- ${s}`).join('\n')}\n</agent_skills>` : '';
-  const reason = list.length === 0 ? 'not_configured' : skills.length ? 'resolved' : 'configured_unresolved';
-  const data = { agent_type: agent, block, skills, skills_count: skills.length, configured: list.length > 0, reason, warnings };
+  const reason = configured === 0 ? 'not_configured' : skills.length ? 'resolved' : 'configured_unresolved';
+  const data = { agent_type: agent, block, skills, skills_count: skills.length, configured: configured > 0, reason, warnings };
   return bool(inv, '--json') ? { data } : { data: block, raw: block };
 };
 

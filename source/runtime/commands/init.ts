@@ -13,6 +13,7 @@ import { currentFrontmatter, healWarning, parseStateHealing } from '../planning/
 import { loadConfig, getPath, type JsonMap } from '../config/config.ts';
 import { resolveModel } from '../config/models.ts';
 import { readBundleFacts, runtimeOf } from '../core/bundle-facts.ts';
+import { agentSkills as resolveAgentSkills } from '../config/agent-skills.ts';
 import { phaseInfo, phaseDocs, roadmapFor, stateMilestone, verificationStatus, type PhaseInfo } from '../planning/phase-info.ts';
 import { comparePhase, diskStatus, displayPhase, findPhaseDir, isSentinel, listPhaseDirs, scanPhase, slugify } from '../planning/phases.ts';
 import { countedPhases, type Roadmap } from '../planning/roadmap.ts';
@@ -641,7 +642,13 @@ const init: Handler = (inv, ctx) => {
   const resolved = ic.resolved;
   const runtime = runtimeOf(ctx.env, resolved.runtime, ctx.coreDir);
   const out: Record<string, unknown> = { workflow };
-  for (const [key, agent] of Object.entries(spec.models)) out[`${key}_model`] = resolveModel(agent, resolved, runtime).model;
+  for (const [key, agent] of Object.entries(spec.models)) {
+    out[`${key}_model`] = resolveModel(agent, resolved, runtime).model;
+    // The agent's skills block (agent_skills.<agent>), only when the project configures one.
+    const skills = resolveAgentSkills(ctx, resolved, agent);
+    for (const w of skills.warnings) ctx.warn(`agent_skills.${agent}: ${w}`);
+    if (skills.block) out[`${key}_skills`] = skills.block;
+  }
   out.commit_docs = resolved.commit_docs;
   out.model_profile = resolved.model_profile;
   for (const part of spec.parts) Object.assign(out, PARTS[part](ic));

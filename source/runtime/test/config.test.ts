@@ -4,7 +4,7 @@ import { suite, assert } from '../../../compiler/test/harness.ts';
 import { configDefaults, knownKeys, schemaFor } from '../config/config.ts';
 import { resolveModel } from '../config/models.ts';
 import { main } from '../main.ts';
-import { project, read, run, tmpDir } from './helpers.ts';
+import { project, read, run, standardProject, tmpDir } from './helpers.ts';
 
 const s = suite('runtime config');
 
@@ -117,6 +117,18 @@ s('should list configured agent skills inside the project only', async () => {
   assert.equal(r.json, { agent_type: 'gsd-planner', block: '', skills: [], skills_count: 0, configured: false, reason: 'not_configured', warnings: [] });
   r = await run(['agent-skills', 'gsd-planner'], { cwd: root });
   assert.is(r.stdout, '""');
+});
+
+s('should hand each spawned agent its skills block in init, beside its model, only when configured', async () => {
+  const root = standardProject({ '.planning/config.json': '{"agent_skills": {"gsd-executor": "skills/ts.md", "gsd-verifier": ["skills/missing.md"]}}', 'skills/ts.md': '# TS\n' });
+  const r = await run(['init', 'execute-phase', '1'], { cwd: root });
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.json.executor_skills, '<agent_skills>\nRead these skill files before starting:\n- skills/ts.md\n</agent_skills>');
+  assert.ok(typeof r.json.executor_model === 'string');
+  assert.not.ok('verifier_skills' in r.json, 'a configured skill that does not exist gives no block');
+  assert.match(r.stderr, /agent_skills\.gsd-verifier: skills\/missing\.md does not exist/);
+  const plain = await run(['init', 'execute-phase', '1'], { cwd: standardProject() });
+  assert.equal(Object.keys(plain.json).filter((key) => key.endsWith('_skills')), [], 'nothing configured, no keys');
 });
 
 s('should mask secret keys when printing them', async () => {
