@@ -175,6 +175,16 @@ function bundleOf(sc: Scene, next = false) {
   return readBundles.get(id)!;
 }
 
+/** The writes of a whole install of `sc`'s bundle and of its uninstall, counted by running both unstopped. */
+function measureWrites(sc: Scene): { install: number; uninstall: number } {
+  crashAfterWrites(Number.MAX_SAFE_INTEGER);
+  install(bundleOf(sc), options(sc));
+  const installWrites = writesSoFar();
+  crashAfterWrites(Number.MAX_SAFE_INTEGER);
+  uninstall(sc.root, options(sc));
+  return { install: installWrites, uninstall: writesSoFar() };
+}
+
 /** Runs `fn` with the installer stopped after `writes` writes; true when it was stopped. */
 function interrupted(writes: number, fn: () => unknown): boolean {
   crashAfterWrites(writes);
@@ -204,12 +214,7 @@ s('should recover every bundle from an install stopped at 10 points, by installi
       figures.bundles += 1;
       // The size of a whole install and uninstall of this bundle, in writes.
       const probe = scene(key);
-      crashAfterWrites(Number.MAX_SAFE_INTEGER);
-      install(bundleOf(probe), options(probe));
-      const total = writesSoFar();
-      crashAfterWrites(Number.MAX_SAFE_INTEGER);
-      uninstall(probe.root, options(probe));
-      const uninstallTotal = writesSoFar();
+      const { install: total, uninstall: uninstallTotal } = measureWrites(probe);
       install(bundleOf(probe), options(probe));
       crashAfterWrites(Number.MAX_SAFE_INTEGER);
       install(bundleOf(probe, true), options(probe));
@@ -552,12 +557,7 @@ s('should recover a root GSD creates from a stop at each of its first and last w
   for (const key of ['trae/local', 'kilo/local']) {
     const probe = scene(key);
     assert.not.ok(fs.existsSync(probe.root), `${key}: starts without a root`);
-    crashAfterWrites(Number.MAX_SAFE_INTEGER);
-    install(bundleOf(probe), options(probe));
-    const total = writesSoFar();
-    crashAfterWrites(Number.MAX_SAFE_INTEGER);
-    uninstall(probe.root, options(probe));
-    const uninstallTotal = writesSoFar();
+    const { install: total, uninstall: uninstallTotal } = measureWrites(probe);
     crashAfterWrites(null);
     drop(probe.home);
     const runs: [string, number, (sc: Scene) => void][] = [];
