@@ -3,7 +3,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { compareText, diagnostic, type Diagnostic } from '../diagnostics.ts';
-import { linePosition, parseJsonWithPositions, yamlOffset } from '../load/yaml-position.ts';
+import { readJsonFile } from '../util/json-file.ts';
 import { describeSchemaErrors, schemaValidator } from '../schemas.ts';
 import { HOOK_FORMATS } from '../emit/hook-formats.ts';
 import { mergeScope, originOf } from './merge-scopes.ts';
@@ -56,36 +56,16 @@ async function loadHookPayload(targetsDir: string, id: string): Promise<{ spec: 
   } catch {
     return { spec: null, diagnostics: [] };
   }
-  const parsed = parseJsonWithPositions(text);
-  if (parsed.error) return { spec: null, diagnostics: [diagnostic(file, parsed.error.line, parsed.error.column, 'target-schema', `expected JSON, found ${parsed.error.message}`)] };
-  const validate = schemaValidator('hook-payload.schema.json');
-  if (validate(parsed.data)) {
-    const { $schema: _schema, ...spec } = parsed.data as Record<string, unknown>;
-    return { spec, diagnostics: [] };
-  }
-  const diagnostics = describeSchemaErrors(validate.errors, parsed.data).map((finding) => {
-    const { line, column } = linePosition(parsed.lineCounter, yamlOffset(parsed.document, finding.path, finding.atKey));
-    return diagnostic(file, line, column, 'target-schema', finding.message);
-  });
-  return { spec: null, diagnostics };
+  const { value, diagnostics } = readJsonFile<Record<string, unknown>>(file, text, 'target-schema', 'hook-payload.schema.json');
+  if (!value) return { spec: null, diagnostics };
+  const { $schema: _schema, ...spec } = value;
+  return { spec, diagnostics: [] };
 }
 
 /** Pure: text of a target.json → definition or positioned diagnostics. */
 export function validateTarget(file: string, text: string) {
-  const parsed = parseJsonWithPositions(text);
-  const locate = (keyPath: (string | number)[], atKey = false) => linePosition(parsed.lineCounter, yamlOffset(parsed.document, keyPath, atKey));
-  if (parsed.error) {
-    return { definition: null, locate, diagnostics: [diagnostic(file, parsed.error.line, parsed.error.column, 'target-schema', `expected JSON, found ${parsed.error.message}`)] };
-  }
-  const validate = schemaValidator('target.schema.json');
-  if (!validate(parsed.data)) {
-    const diagnostics = describeSchemaErrors(validate.errors, parsed.data).map((finding) => {
-      const { line, column } = locate(finding.path, finding.atKey);
-      return diagnostic(file, line, column, 'target-schema', finding.message);
-    });
-    return { definition: null, locate, diagnostics };
-  }
-  const raw = parsed.data as RawDefinition;
+  const { value: raw, locate, diagnostics: invalid } = readJsonFile<RawDefinition>(file, text, 'target-schema', 'target.schema.json');
+  if (!raw) return { definition: null, locate, diagnostics: invalid };
   const expectedId = file.split('/')[0];
   if (raw.id !== expectedId) {
     const { line, column } = locate(['id']);
