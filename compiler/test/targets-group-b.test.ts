@@ -1,7 +1,7 @@
 // The antigravity, cursor, windsurf, augment and trae targets: what their
 // data cannot say by itself. One invocation surface per runtime, the values
 // each runtime needs in its frontmatter, {{GSD_ARGS}} defined before use,
-// Windsurf's thin wrappers, the namespace layout, tool words rewritten in
+// Windsurf's thin wrappers, tool words rewritten in
 // call syntax only, the shape of each hook file, and limits with failing
 // fixtures. Roots, paths, events, tool names, keys and limits are the
 // target's data, checked against its facts.json by target-folders.test.ts.
@@ -21,7 +21,6 @@ type Id = (typeof GROUP)[number];
 const SCOPES: readonly ScopeId[] = ['global', 'local'];
 
 const SKILL_TARGETS: readonly Id[] = ['antigravity', 'cursor', 'augment', 'trae'];
-const NESTED: readonly Id[] = ['augment', 'trae'];
 /** The preamble's tag: skills get a skill adapter, Windsurf's workflows a command adapter. */
 const adapter = (id: Id) => `<${id}_${id === 'windsurf' ? 'command' : 'skill'}_adapter>`;
 
@@ -163,61 +162,6 @@ group('should write Windsurf workflows as thin wrappers that read the full text'
   }
 });
 
-group('should nest routed commands under their router for augment and trae, and stay flat elsewhere', async () => {
-  const source = copySource();
-  // A command no router routes: it stays at the top of the nested layout.
-  writeFileSync(path.join(source, 'commands/gsd/probe.md'), '---\nname: gsd:probe\ndescription: A command no router routes\nallowed-tools:\n  - Read\n---\nSay hello.\n');
-  writeFileSync(
-    path.join(source, 'commands/gsd/ns-workflow.md'),
-    [
-      '---',
-      'name: gsd-workflow',
-      'description: "workflow | plan and execute a phase"',
-      'allowed-tools:',
-      '  - Read',
-      '  - Skill',
-      'requires: [plan-phase, execute-phase]',
-      '---',
-      'Route to the phase skill the user wants.',
-      '',
-      '| User wants | Invoke |',
-      '|---|---|',
-      '| Plan a phase | gsd-plan-phase |',
-      '| Execute a phase in waves | gsd-execute-phase --wave |',
-      '',
-      'Invoke the matched skill directly using the Skill tool.',
-      '',
-    ].join('\n'),
-  );
-  const result = await compile({ sourceDir: source });
-  assert.equal(result.diagnostics, []);
-  const built = emitBundles(result, GROUP.flatMap((target) => SCOPES.map((scope) => ({ target, scope })))).bundles;
-  for (const id of GROUP) {
-    for (const scope of SCOPES) {
-      const bundle = built.get(`${id}/${scope}`)!;
-      const base = root(id, scope);
-      if (!NESTED.includes(id)) {
-        if (id !== 'windsurf') for (const name of ['ns-workflow', 'plan-phase', 'execute-phase']) assert.ok(bundle.has(`${base}/skills/gsd-${name}/SKILL.md`), `${id}: ${name} flat`);
-        continue;
-      }
-      const router = `${base}/skills/gsd-ns-workflow/SKILL.md`;
-      for (const name of ['plan-phase', 'execute-phase']) {
-        assert.ok(bundle.has(`${base}/skills/gsd-ns-workflow/skills/gsd-${name}/SKILL.md`), `${id}/${scope}: ${name} nested`);
-        assert.not.ok(bundle.has(`${base}/skills/gsd-${name}/SKILL.md`), `${id}/${scope}: ${name} not also at the top`);
-        assert.is(frontmatter(text(bundle, `${base}/skills/gsd-ns-workflow/skills/gsd-${name}/SKILL.md`))['name'], `gsd-${name}`);
-      }
-      assert.ok(bundle.has(`${base}/skills/gsd-probe/SKILL.md`), `${id}/${scope}: unrouted probe at the top`);
-      const table = text(bundle, router);
-      assert.is(frontmatter(table)['name'], 'gsd-ns-workflow');
-      assert.match(table, /^\| User wants \| Read \|$/m);
-      assert.match(table, /^\| Plan a phase \| Read `skills\/gsd-plan-phase\/SKILL\.md` \|$/m);
-      assert.match(table, /^\| Execute a phase in waves \| Read `skills\/gsd-execute-phase\/SKILL\.md` \(--wave\) \|$/m);
-      assert.not.match(table, /Skill tool/);
-      assert.ok(table.includes(adapter(id)));
-    }
-  }
-});
-
 group('should rewrite tool words in call syntax for augment and trae only, and never into a tools list', async () => {
   const source = copySource();
   const reference = path.join(source, 'gsd-core/references/planning-principles.md');
@@ -317,7 +261,7 @@ group('should register the hook registry in each runtime\'s own file shape, with
 });
 
 group('should hold nested skills to the skill limits, and Windsurf\'s full texts to no workflow limit', () => {
-  for (const id of NESTED) {
+  for (const id of GROUP.filter((candidate) => definition(candidate).scopes.global!.commands[0]!.nested)) {
     for (const scope of SCOPES) {
       const nested = `${root(id, scope)}/skills/gsd-ns-x/skills/gsd-y/SKILL.md`;
       assert.ok((definition(id).scopes[scope]!.limits ?? []).some((limit) => limit.frontmatterKey === 'name' && new RegExp(limit.files).test(nested)), `${id}/${scope}`);

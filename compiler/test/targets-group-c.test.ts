@@ -1,7 +1,7 @@
 // The qwen, hermes, codebuddy and cline targets: what their data cannot say
 // by itself. Every command, agent and payload file in place, the frontmatter
 // values each runtime needs, slash syntax and arguments, memory-file and
-// product-name rewrites, the namespace layout, each hook file's shape, Cline's
+// product-name rewrites, each hook file's shape, Cline's
 // dispatcher run as Cline runs it, and limits with a failing fixture. Roots,
 // events, tool names, keys and limits are the target's data, checked against
 // its facts.json by target-folders.test.ts.
@@ -14,7 +14,7 @@ import { formatDiagnostic } from '../diagnostics.ts';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { routedCommands } from '../emit/nest-routers.ts';
 import { escapeRegExp } from '../util/text.ts';
-import { allBundles, compile, emitBundles, REPO_ROOT, type BundleSelection, type Compiled } from '../pipeline.ts';
+import { compile, emitBundles, REPO_ROOT, type BundleSelection, type Compiled } from '../pipeline.ts';
 import type { ScopeId, TargetScope } from '../targets/target-types.ts';
 import { suite, assert } from './harness.ts';
 import { copySource, FIXTURES, temporaryDir } from './fixture-support.ts';
@@ -36,8 +36,6 @@ function commandPath(key: string, name: string): string {
   const owner = surface.nested ? routedCommands(commandsOf(compiled)).get(name) : undefined;
   return fill(owner ? surface.nested!.child : surface.path, scopeOf(key), { name, router: owner ?? '' });
 }
-/** Where a command lands when no router owns it. */
-const flatPath = (key: string, name: string) => fill(scopeOf(key).commands[0]!.path, scopeOf(key), { name });
 const agentPath = (key: string, name: string) => fill(scopeOf(key).agents[0]!.path, scopeOf(key), { name });
 const payloadRoot = (key: string) => `${scopeOf(key).root}/gsd-core/`;
 
@@ -74,19 +72,6 @@ targets.before(async () => {
   assert.equal(built.diagnostics.map((d) => formatDiagnostic(d)), []);
   bundles = built.bundles;
   hooksRegistered = compiled.hooks.some((hook) => !hook.optIn && (hook.event === 'PreToolUse' || hook.event === 'PostToolUse'));
-});
-
-targets('should declare both scopes for every runtime of the group', () => {
-  for (const id of IDS) {
-    const target = compiled.targets.find((candidate) => candidate.definition.id === id);
-    assert.ok(target, `targets/${id}/target.json`);
-    assert.equal(Object.keys(target!.definition.scopes).sort(), ['global', 'local'], id);
-    assert.is(target!.definition.unsupportedScopes, undefined, id);
-  }
-  assert.equal(
-    allBundles(compiled.targets).filter((selection) => (IDS as readonly string[]).includes(selection.target)),
-    selections(IDS).sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0)),
-  );
 });
 
 targets('should put every command, agent and payload file where the runtime reads it', () => {
@@ -246,61 +231,6 @@ targets('should rewrite the memory file and the product name for each runtime', 
     for (const scope of SCOPES) {
       assert.ok(text(built.get(`${id}/${scope}`)!, `${payloadRoot(`${id}/${scope}`)}references/questioning.md`).endsWith(`\n${expected[id]}\n`), `${id}/${scope}`);
     }
-  }
-});
-
-targets('should nest routed commands under their router for qwen, hermes and cline, and keep codebuddy flat', async () => {
-  const source = copySource();
-  // A command no router routes: it stays at the top of the nested layout.
-  writeFileSync(path.join(source, 'commands/gsd/probe.md'), '---\nname: gsd:probe\ndescription: A command no router routes\nallowed-tools:\n  - Read\n---\nSay hello.\n');
-  writeFileSync(
-    path.join(source, 'commands/gsd/ns-workflow.md'),
-    `---
-name: gsd-workflow
-description: "workflow | plan execute"
-allowed-tools:
-  - Read
-  - Skill
-requires: [plan-phase, execute-phase]
----
-Route to the phase skill the user wants.
-
-| User wants | Invoke |
-|---|---|
-| Create a PLAN.md | gsd-plan-phase |
-| Execute plans in a phase | gsd-execute-phase --wave |
-
-Invoke the matched skill directly using the Skill tool.
-`,
-  );
-  const result = await compile({ sourceDir: source });
-  assert.equal(result.diagnostics, []);
-  const built = emitBundles(result, selections(IDS));
-  assert.equal(built.diagnostics, []);
-  const nested: Record<string, { router: string; child: string }> = {
-    qwen: { router: '.qwen/skills/gsd-ns-workflow/SKILL.md', child: '.qwen/skills/gsd-ns-workflow/skills/gsd-plan-phase/SKILL.md' },
-    hermes: { router: '.hermes/skills/gsd/gsd-ns-workflow/SKILL.md', child: '.hermes/skills/gsd/gsd-ns-workflow/skills/gsd-plan-phase/SKILL.md' },
-    cline: { router: '.cline/skills/gsd-ns-workflow/SKILL.md', child: '.cline/skills/gsd-ns-workflow/skills/gsd-plan-phase/SKILL.md' },
-  };
-  for (const [id, place] of Object.entries(nested)) {
-    for (const scope of SCOPES) {
-      const tree = built.bundles.get(`${id}/${scope}`)!;
-      assert.ok(tree.has(place.child), `${id}/${scope}: nested child`);
-      assert.not.ok(tree.has(flatPath(`${id}/${scope}`, 'plan-phase')), `${id}/${scope}: no top-level copy`);
-      assert.ok(tree.has(flatPath(`${id}/${scope}`, 'probe')), `${id}/${scope}: unrouted command stays on top`);
-      const router = text(tree, place.router);
-      assert.is(frontmatter(router).data['name'], 'gsd-ns-workflow');
-      assert.match(router, /^\| Create a PLAN\.md \| Read `skills\/gsd-plan-phase\/SKILL\.md` \|$/m);
-      assert.match(router, /^\| Execute plans in a phase \| Read `skills\/gsd-execute-phase\/SKILL\.md` \(--wave\) \|$/m);
-      assert.not.match(router, /Skill tool/);
-      // A nested skill keeps a name equal to its folder.
-      assert.is(frontmatter(text(tree, place.child)).data['name'], 'gsd-plan-phase');
-    }
-  }
-  for (const scope of SCOPES) {
-    const tree = built.bundles.get(`codebuddy/${scope}`)!;
-    assert.ok(tree.has('.codebuddy/commands/gsd-ns-workflow.md'));
-    assert.ok(tree.has('.codebuddy/commands/gsd-plan-phase.md'));
   }
 });
 
