@@ -47,6 +47,7 @@ export const DIAGNOSTIC_CODES = {
   'config-key-unread': 'a config-schema key that no workflow, agent, runtime-CLI or hook source names (warning)',
   'when-atom-unused': 'a when= atom of the runtime predicate table that no gsd:section marker uses (warning)',
   'ref-orphan': 'a reference that no command, workflow, agent or other reference loads (warning)',
+  'runtime-build': "the corpus's runtime code (runtime/build.ts and what it bundles) does not bundle or build",
   'emit-foreign-path': "emitted text names another runtime's root",
   'limit-exceeded': "an emitted file or frontmatter value breaks a limit the runtime documents (a size, a value pattern, text it would rewrite)",
 } as const;
