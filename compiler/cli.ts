@@ -36,7 +36,8 @@ Options:
   --target <id>     a target in targets/ (repeatable)
   --scope <scope>   global or local (default: both the target defines)
   --all             every target and scope
-  --source <dir>    a GSD-layout source tree (default: ./source)
+  --source <dir>    a GSD-layout source tree (default: ./source, else the corpus
+                    that ships with gsd-build)
   --out <dir>       output root (default: ./dist)
   --targets <dir>   target definitions (default: the project's targets/)
   --layout <name>   how to read the source tree (compiler/data/layouts; detected by default)
@@ -161,6 +162,16 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
   }
 }
 
+/**
+ * --source, else ./source when the current folder has one (a checkout of this
+ * repository or a fork of it), else the corpus that ships with gsd-build.
+ */
+function sourceOf(values: { source?: string | undefined }): string {
+  if (values.source !== undefined) return values.source;
+  if (existsSync('source')) return 'source';
+  return path.relative(process.cwd(), path.join(REPO_ROOT, 'source')) || 'source';
+}
+
 function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
   try {
     return parseArgs({ args, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: false, strict: true }).values;
@@ -170,7 +181,7 @@ function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[]
 }
 
 async function compileFrom(values: { source?: string | undefined; targets?: string | undefined; layout?: string | undefined }, io: Io): Promise<Compiled | null> {
-  const sourceDir = values.source ?? 'source';
+  const sourceDir = sourceOf(values);
   if (values.layout !== undefined && !layoutNames().includes(values.layout)) throw new UsageError(`expected --layout ${layoutNames().join(' or ')}, found "${values.layout}"`);
   const compiled = await compile({ sourceDir, targetsDir: values.targets ?? DEFAULT_TARGETS_DIR, ...(values.layout ? { layout: values.layout } : {}) });
   const targetsDisplay = values.targets ?? (path.relative(process.cwd(), DEFAULT_TARGETS_DIR) || 'targets');
@@ -219,7 +230,7 @@ async function runBuild(args: string[], io: Io): Promise<number> {
   await writeTrees(outRoot, bundles);
   const files = [...bundles.values()].reduce((sum, tree) => sum + tree.size, 0);
   io.out(`built ${bundles.size} bundle(s), ${files} files, into ${outRoot}/ in ${Math.round(performance.now() - started)} ms: ${[...bundles.keys()].join(', ')}`);
-  if (!compiled.shipsRuntimeCli) io.out(`note: ${values.source ?? 'source'} ships no runtime CLI (no runtime/build.ts): its bundles carry no gsd-tools`);
+  if (!compiled.shipsRuntimeCli) io.out(`note: ${sourceOf(values)} ships no runtime CLI (no runtime/build.ts): its bundles carry no gsd-tools`);
   for (const target of compiled.targets) {
     if (!selections.some((selection) => selection.target === target.definition.id)) continue;
     for (const [scope, reason] of Object.entries(target.definition.unsupportedScopes ?? {})) io.out(`note: ${target.definition.id} has no ${scope} scope: ${reason}`);
@@ -334,7 +345,7 @@ async function runBudgets(args: string[], io: Io): Promise<number> {
     if (!compiled.budgets) throw new UsageError('--baseline needs a budgets.json in the source tree');
     const baseline = JSON.parse(await readFile(values.baseline, 'utf8')) as Budgets;
     const loosened = compareWithBaseline(baseline, compiled.budgets);
-    loosened.forEach((d) => io.err(formatDiagnostic(d, values.source ?? 'source')));
+    loosened.forEach((d) => io.err(formatDiagnostic(d, sourceOf(values))));
     if (loosened.length > 0) return 1;
   }
   return 0;
@@ -553,7 +564,7 @@ async function runSite(args: string[], io: Io): Promise<number> {
   const started = performance.now();
   const compiled = await compileFrom(values, io);
   if (!compiled) return 1;
-  const profilesPath = path.join(values.source ?? 'source', 'runtime', 'model-profiles.json');
+  const profilesPath = path.join(sourceOf(values), 'runtime', 'model-profiles.json');
   let modelProfiles: unknown = null;
   if (existsSync(profilesPath)) {
     try {
