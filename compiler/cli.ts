@@ -6,7 +6,7 @@ import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { formatDiagnostic, type Diagnostic } from './diagnostics.ts';
 import { allBundles, compile, emitBundles, errorsOf, REPO_ROOT, type BundleSelection, type Compiled } from './pipeline.ts';
-import { layoutNames } from './load/layout.ts';
+import { layoutNames, parseLayout, type Layout } from './load/layout.ts';
 import { writeTrees } from './write/write-tree.ts';
 import { compareWithGolden, formatGoldenFinding, goldenTrees, readGoldenFiles } from './golden/compare-golden.ts';
 import { compareWithBaseline, type Budgets } from './check/check-budgets.ts';
@@ -40,7 +40,8 @@ Options:
                     that ships with gsd-build)
   --out <dir>       output root (default: ./dist)
   --targets <dir>   target definitions (default: the project's targets/)
-  --layout <name>   how to read the source tree (compiler/data/layouts; detected by default)
+  --layout <name>   how to read the source tree: a built-in layout (compiler/data/layouts;
+                    detected by default) or a layout file (schemas/layout.schema.json)
 
 Other verbs: check, ir, budgets, matrix, site, release, keygen, install (gsd-build <verb> --help).`,
   check: `Usage: gsd-build check [--update] [--source <dir>] [--golden <dir>]
@@ -182,14 +183,27 @@ function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[]
 
 async function compileFrom(values: { source?: string | undefined; targets?: string | undefined; layout?: string | undefined }, io: Io): Promise<Compiled | null> {
   const sourceDir = sourceOf(values);
-  if (values.layout !== undefined && !layoutNames().includes(values.layout)) throw new UsageError(`expected --layout ${layoutNames().join(' or ')}, found "${values.layout}"`);
-  const compiled = await compile({ sourceDir, targetsDir: values.targets ?? DEFAULT_TARGETS_DIR, ...(values.layout ? { layout: values.layout } : {}) });
+  let layout: string | Layout | undefined = values.layout;
+  let layoutFile = values.layout === undefined || layoutNames().includes(values.layout) ? undefined : values.layout;
+  if (layoutFile !== undefined) {
+    // Not a built-in name: a layout file of the user's, checked against schemas/layout.schema.json.
+    if (!existsSync(layoutFile)) throw new UsageError(`expected --layout ${layoutNames().join(' or ')} or a layout file, found "${layoutFile}" (no such file)`);
+    const parsed = parseLayout(layoutFile, await readFile(layoutFile, 'utf8'));
+    if (!parsed.layout) {
+      parsed.diagnostics.forEach((d) => io.err(formatDiagnostic(d)));
+      io.err(`${parsed.diagnostics.length} error(s) in the layout; nothing was written.`);
+      return null;
+    }
+    layout = parsed.layout;
+  }
+  const compiled = await compile({ sourceDir, targetsDir: values.targets ?? DEFAULT_TARGETS_DIR, ...(layout ? { layout } : {}) });
+  layoutFile ??= `compiler/data/layouts/${compiled.layout}.json`;
   const targetsDisplay = values.targets ?? (path.relative(process.cwd(), DEFAULT_TARGETS_DIR) || 'targets');
   const findings = [...compiled.targetDiagnostics.map((d) => formatDiagnostic(d, targetsDisplay)), ...compiled.diagnostics.map((d) => formatDiagnostic(d, sourceDir))];
   findings.forEach((line) => io.err(line));
   const errors = errorsOf(compiled.targetDiagnostics).length + errorsOf(compiled.diagnostics).length;
   const warnings = compiled.diagnostics.length - errorsOf(compiled.diagnostics).length;
-  if (warnings > 0) io.err(`${warnings} warning(s) (defects of the ${compiled.layout} corpus that its layout declares; see compiler/data/layouts/${compiled.layout}.json)`);
+  if (warnings > 0) io.err(`${warnings} warning(s) (defects of the ${compiled.layout} corpus that its layout declares; see ${layoutFile})`);
   if (errors > 0) {
     io.err(`${errors} error(s); nothing was written.`);
     return null;
