@@ -1,4 +1,4 @@
-// The npm package as a user gets it: `npm pack` (its prepack compiles lib/),
+// The npm package as a user gets it: `npm pack` (its prepack compiles compiler/lib/),
 // the tarball installed into an empty folder outside the repository with its
 // dependencies linked from this checkout's node_modules (no network, no npm
 // cache needed), and the installed `npx gsd-build` run there. Its bundles,
@@ -91,11 +91,11 @@ pkg('should pack with npm pack and install into an empty folder outside the repo
   }
   mkdirSync(path.join(app, 'node_modules', '.bin'));
   symlinkSync(path.join('..', 'gsd-build', manifest.bin['gsd-build']!), path.join(app, 'node_modules', '.bin', 'gsd-build'));
-  assert.ok(existsSync(path.join(installed, 'lib', 'gsd-build.js')));
+  assert.ok(existsSync(path.join(installed, 'compiler', 'lib', 'gsd-build.js')));
 });
 
 pkg('should ship the compiler, targets, schemas, corpus and layouts, and no tests, goldens, fixtures or TypeScript of the compiler', () => {
-  for (const needed of ['lib/gsd-build.js', 'lib/index.js', 'schemas/target.schema.json', 'targets/claude/target.json', 'compiler/data/layouts/gsd-build.json', 'source/runtime/build.ts', 'source/commands/gsd/plan-phase.md']) {
+  for (const needed of ['compiler/lib/gsd-build.js', 'compiler/lib/index.js', 'schemas/target.schema.json', 'targets/claude/target.json', 'compiler/data/layouts/gsd-build.json', 'source/runtime/build.ts', 'source/commands/gsd/plan-phase.md']) {
     assert.ok(tarballFiles.includes(needed), `${needed} is in the tarball`);
   }
   const unwanted = tarballFiles.filter((file) => /(?:^|\/)(?:test|tests|fixtures|golden)\/|\.test\.ts$/.test(file) || (file.startsWith('compiler/') && file.endsWith('.ts')));
@@ -128,7 +128,7 @@ pkg('should run the installed gsd-build: --all, --all --source, check, site and 
 });
 
 pkg('should start without a TypeScript loader', () => {
-  const bin = path.join(app, 'node_modules', 'gsd-build', 'lib', 'gsd-build.js');
+  const bin = path.join(app, 'node_modules', 'gsd-build', 'compiler', 'lib', 'gsd-build.js');
   const text = readFileSync(bin, 'utf8');
   assert.ok(text.startsWith('#!/usr/bin/env node\n'));
   assert.not.match(text, /ts-hooks|register\(/);
