@@ -125,7 +125,7 @@ export async function main(argv: string[], io: Io = {}): Promise<number> {
       cwd = path.resolve(cwd, inv.global.cwd);
       if (!isDir(cwd)) throw new CliError('invalid-args', `--cwd: ${cwd} is not a directory`);
     }
-    ctx = new Ctx(cwd, env, io.coreDir ?? env.GSD_CORE_DIR ?? defaultCoreDir());
+    ctx = new Ctx(cwd, env, io.coreDir ?? env.GSD_CORE_DIR ?? defaultCoreDir(), inv.global.ws);
     if (inv.spec.project === 'required') void ctx.root;
     const handler = await loadHandler(inv.path);
     const result = await handler(inv, ctx);
