@@ -44,6 +44,8 @@ const FAMILIES: Record<string, () => Promise<HandlerModule>> = {
   stats: () => import('./commands/stats.ts'),
   commits: () => import('./commands/commits.ts'),
   worktree: () => import('./commands/worktree.ts'),
+  workstreams: () => import('./commands/workstreams.ts'),
+  workspace: () => import('./commands/workspace.ts'),
   health: () => import('./commands/health.ts'),
   'package-legitimacy': () => import('./commands/package-legitimacy.ts'),
   // Bundled apart (gsd-core/bin/gsd-install.cjs): only these two verbs load the installer.
