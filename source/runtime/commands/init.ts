@@ -18,7 +18,7 @@ import { phaseInfo, phaseDocs, roadmapFor, stateMilestone, verificationStatus, t
 import { comparePhase, diskStatus, displayPhase, findPhaseDir, isSentinel, listPhaseDirs, scanPhase, slugify } from '../planning/phases.ts';
 import { countedPhases, type Roadmap } from '../planning/roadmap.ts';
 import { listSeeds, listThreads, listTodos } from '../planning/capture.ts';
-import { knowledgeBasePath, listSessions, parseKnowledgeBase, sessionFiles } from '../planning/debug-session.ts';
+import { KNOWLEDGE_BASE, knowledgeBasePath, listSessions, parseKnowledgeBase, sessionFiles } from '../planning/debug-session.ts';
 import { git } from '../core/git.ts';
 import { selectSections, type Facts } from '../init/sections.ts';
 import { planIndex } from './phase.ts';
@@ -533,7 +533,7 @@ const CAPTURE_PARTS = {
       active_sessions: active,
       active_count: active.length,
       resolved_count: ic.hasProject ? sessionFiles(ic.ctx, 'resolved').length : 0,
-      knowledge_base_path: ic.ctx.rel(knowledgeBasePath(ic.ctx)),
+      knowledge_base_path: ic.ctx.rel(ic.ctx.draftPlanningPath('debug', KNOWLEDGE_BASE)),
       knowledge_base_entries: kb === null ? 0 : parseKnowledgeBase(kb, ic.ctx.rel(knowledgeBasePath(ic.ctx))).length,
       description: desc || null,
       slug: desc ? slugify(desc, 40) || null : null,
