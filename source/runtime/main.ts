@@ -47,6 +47,7 @@ const FAMILIES: Record<string, () => Promise<HandlerModule>> = {
   worktree: () => import('./commands/worktree.ts'),
   workstreams: () => import('./commands/workstreams.ts'),
   workspace: () => import('./commands/workspace.ts'),
+  docs: () => import('./commands/docs.ts'),
   health: () => import('./commands/health.ts'),
   'package-legitimacy': () => import('./commands/package-legitimacy.ts'),
   // Bundled apart (gsd-core/bin/gsd-install.cjs): only these two verbs load the installer.
