@@ -48,8 +48,8 @@ export function whenVocabulary(files: readonly { path: string; bytes: Uint8Array
 export interface CompileOptions {
   sourceDir: string;
   targetsDir?: string;
-  /** A layout name from compiler/data/layouts; detected from the tree when absent. */
-  layout?: string;
+  /** A layout name from compiler/data/layouts, or a parsed layout (--layout FILE); detected from the tree when absent. */
+  layout?: string | Layout;
 }
 
 export interface Compiled {
@@ -77,7 +77,7 @@ export interface Compiled {
 /** load + check: everything that does not depend on a target. */
 export async function compile(options: CompileOptions): Promise<Compiled> {
   const files = await readSourceTree(options.sourceDir);
-  const layout = options.layout ? loadLayout(options.layout) : detectLayout(new Set(files.map((file) => file.path)));
+  const layout = typeof options.layout === 'string' ? loadLayout(options.layout) : (options.layout ?? detectLayout(new Set(files.map((file) => file.path))));
   const { ir, assets, diagnostics } = buildIr(files, whenVocabulary(files, layout), layout);
   const { targets, diagnostics: targetDiagnostics } = await loadTargets(options.targetsDir);
   let budgets: LoadedBudgets | null = null;

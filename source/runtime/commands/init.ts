@@ -8,6 +8,7 @@ import type { Invocation } from '../cli/parse.ts';
 import type { Ctx } from '../core/context.ts';
 import { CliError } from '../core/errors.ts';
 import { exists, isDir, listDir, readTextIfExists } from '../core/fs.ts';
+import { decodeJson } from '../core/json.ts';
 import type { YamlMap } from '../md/frontmatter.ts';
 import { currentFrontmatter, healWarning, parseStateHealing } from '../planning/state.ts';
 import { loadConfig, getPath, type JsonMap } from '../config/config.ts';
@@ -595,11 +596,9 @@ function installPart(ic: InitContext) {
   let installed: Installed | null = null;
   const text = readTextIfExists(file);
   if (text !== null) {
-    try {
-      installed = JSON.parse(text) as Installed;
-    } catch {
-      ic.ctx.warn(`${file}: not valid JSON; treating GSD as not installed by gsd-tools install`);
-    }
+    const decoded = decodeJson<Installed>(text);
+    if (decoded.problem) ic.ctx.warn(`${file}: not valid JSON; treating GSD as not installed by gsd-tools install`);
+    installed = decoded.value;
   }
   const patches = path.join(root, 'gsd-local-patches');
   const { facts, problem } = readBundleFacts(ic.ctx.coreDir);
