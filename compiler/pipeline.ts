@@ -18,6 +18,7 @@ import { checkBudgets, loadBudgets, measureBudgets, type BudgetRow, type LoadedB
 import { checkEmittedPaths, checkLimits, foreignRoots } from './check/check-emitted.ts';
 import { checkOnlyBlocks } from './check/check-only-blocks.ts';
 import { checkCliCalls, type CommandTable } from './check/check-cli-calls.ts';
+import { loadShellParser } from './load/cli-calls.ts';
 import { checkOrphanReferences, checkUnreadConfigKeys, checkUnusedWhenAtoms, type SettingsSources } from './check/check-dead-settings.ts';
 import { checkShellLiterals } from './check/check-shell-literals.ts';
 import { checkCodeCommands, checkCommandCells, shippedCommandNames } from './check/check-code-commands.ts';
@@ -86,7 +87,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     ...checkStepFiles(ir.nodes),
     ...checkBudgets(budgetRows, budgets),
     ...checkOnlyBlocks(ir.nodes, targets.map((target) => target.definition.id)),
-    ...cliCallFindings(files, layout, ir.nodes),
+    ...(await cliCallFindings(files, layout, ir.nodes)),
     ...checkShellLiterals(ir.nodes),
     ...checkCodeCommands(files, codeRoots(layout), shippedCommandNames(ir.nodes)),
     ...checkCommandCells(ir.nodes, new Set([...shippedCommandNames(ir.nodes), ...ir.nodes.filter((node) => node.kind === 'agent').map((node) => node.name), ...hooks.map((hook) => hook.id)])),
@@ -213,9 +214,10 @@ function deadSettingFindings(sources: SettingsSources | null, nodes: CorpusIr['n
 }
 
 /** Runtime-CLI calls against the command table the layout names, when the tree has one. */
-function cliCallFindings(files: readonly { path: string; bytes: Uint8Array }[], layout: Layout, nodes: CorpusIr['nodes']): Diagnostic[] {
+async function cliCallFindings(files: readonly { path: string; bytes: Uint8Array }[], layout: Layout, nodes: CorpusIr['nodes']): Promise<Diagnostic[]> {
   const tableFile = layout.cliTable ? files.find((file) => file.path === layout.cliTable) : undefined;
   if (!tableFile) return [];
+  await loadShellParser();
   // Template names as `template fill` takes them: the path under gsd-core/templates/ without `.md`.
   const templates = new Set(nodes.filter((node) => node.kind === 'template').map((node) => node.path.replace(/^.*?templates\//, '').replace(/\.md$/, '')));
   return checkCliCalls(nodes, JSON.parse(new TextDecoder().decode(tableFile.bytes)) as CommandTable, { isConfigKey, templates });
