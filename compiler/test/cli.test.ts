@@ -44,7 +44,7 @@ cli('should write nothing and exit 1 when a check fails, leaving earlier output 
   writeFileSync(workflow, readFileSync(workflow, 'utf8').replace('when="flag:--prd"', 'when="flag:--nope"'));
   const result = runCli(['--all', '--source', broken, '--out', out]);
   assert.is(result.status, 1);
-  assert.match(result.stderr, /gsd-core\/workflows\/plan-phase\.md:\d+:\d+: error marker-unknown-when expected one atom of the when vocabulary .*found "flag:--nope"/);
+  assert.match(result.stderr, /gsd-core\/workflows\/plan-phase\.md:\d+:\d+: error marker-when-unevaluable expected an atom the runtime CLI.s section selection evaluates \(runtime\/init\/sections\.ts: .*found "flag:--nope"/);
   assert.match(result.stderr, /nothing was written/);
   assert.equal(snapshotTree(out), before);
 });

@@ -41,9 +41,11 @@ const FAMILIES: Record<string, () => Promise<HandlerModule>> = {
   debug: () => import('./commands/debug.ts'),
   uat: () => import('./commands/uat.ts'),
   quick: () => import('./commands/quick.ts'),
+  repair: () => import('./commands/repair.ts'),
   stats: () => import('./commands/stats.ts'),
   commits: () => import('./commands/commits.ts'),
   worktree: () => import('./commands/worktree.ts'),
+  docs: () => import('./commands/docs.ts'),
   health: () => import('./commands/health.ts'),
   'package-legitimacy': () => import('./commands/package-legitimacy.ts'),
   // Bundled apart (gsd-core/bin/gsd-install.cjs): only these two verbs load the installer.

@@ -90,6 +90,8 @@ const PROJECT_MILESTONE_WORKFLOWS: Record<string, InitSpec> = {
     parts: ['brownfield', 'search', 'plan-settings'],
   },
   'map-codebase': { models: { mapper: 'gsd-codebase-mapper' }, parts: ['brownfield'] },
+  'ingest-docs': { models: { classifier: 'gsd-doc-classifier', roadmapper: 'gsd-roadmapper' }, parts: ['brownfield'] },
+  'docs-update': { models: { classifier: 'gsd-doc-classifier', writer: 'gsd-doc-writer', verifier: 'gsd-doc-verifier' }, parts: ['brownfield'] },
   'new-milestone': {
     models: { researcher: 'gsd-project-researcher', synthesizer: 'gsd-research-synthesizer', roadmapper: 'gsd-roadmapper' },
     parts: ['milestone', 'archives', 'search'],
@@ -362,6 +364,7 @@ const PHASE_PARTS = {
       review_path: p('REVIEW'),
       review_fix_path: p('REVIEW-FIX'),
       security_path: p('SECURITY'),
+      user_setup_path: p('USER-SETUP'),
     };
   },
   plans: (ic) => {
