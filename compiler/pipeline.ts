@@ -97,13 +97,15 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     hooks = loaded.hooks;
     diagnostics.push(...loaded.diagnostics);
   }
+  // The CLI-call and shell-literal checks read shell with tree-sitter-bash.
+  await loadShellParser();
   diagnostics.push(
     ...checkFrontmatter(ir.nodes),
     ...checkReferences(ir.nodes),
     ...checkStepFiles(ir.nodes),
     ...checkBudgets(budgetRows, budgets),
     ...checkOnlyBlocks(ir.nodes, targets.map((target) => target.definition.id)),
-    ...(await cliCallFindings(files, layout, ir.nodes)),
+    ...cliCallFindings(files, layout, ir.nodes),
     ...checkShellLiterals(ir.nodes),
     ...checkCodeCommands(files, codeRoots(layout), shippedCommandNames(ir.nodes)),
     ...checkCommandCells(ir.nodes, new Set([...shippedCommandNames(ir.nodes), ...ir.nodes.filter((node) => node.kind === 'agent').map((node) => node.name), ...hooks.map((hook) => hook.id)])),
@@ -223,10 +225,9 @@ function deadSettingFindings(sources: SettingsSources | null, nodes: CorpusIr['n
 }
 
 /** Runtime-CLI calls against the command table the layout names, when the tree has one. */
-async function cliCallFindings(files: readonly { path: string; bytes: Uint8Array }[], layout: Layout, nodes: CorpusIr['nodes']): Promise<Diagnostic[]> {
+function cliCallFindings(files: readonly { path: string; bytes: Uint8Array }[], layout: Layout, nodes: CorpusIr['nodes']): Diagnostic[] {
   const tableFile = layout.cliTable ? files.find((file) => file.path === layout.cliTable) : undefined;
   if (!tableFile) return [];
-  await loadShellParser();
   // Template names as `template fill` takes them: the path under gsd-core/templates/ without `.md`.
   const templates = new Set(nodes.filter((node) => node.kind === 'template').map((node) => node.path.replace(/^.*?templates\//, '').replace(/\.md$/, '')));
   return checkCliCalls(nodes, JSON.parse(new TextDecoder().decode(tableFile.bytes)) as CommandTable, { isConfigKey, templates });

@@ -99,7 +99,7 @@ function checkCall(file: string, words: readonly ShellWord[], table: CommandTabl
       while (i + 1 < given.length && !given[i + 1]!.text.startsWith('--')) i += 1;
       continue;
     }
-    const value = inline !== undefined ? { text: inline, line: word.line, column: word.column + flag.length + 1 } : given[++i];
+    const value = inline !== undefined ? { text: inline, raw: inline, line: word.line, column: word.column + flag.length + 1 } : given[++i];
     if (value && flagSpec.values) diagnostics.push(...checkValue(value, flagSpec.values, `${flag} of "gsd-tools ${name}"`));
   }
   const args = spec.args ?? [];

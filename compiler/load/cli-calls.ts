@@ -18,6 +18,8 @@ const PROGRAM_WORD = /gsd-tools\.cjs["']?$/;
 export interface ShellWord {
   /** The word as the program receives it, expansions ($X, ${X}, $(…)) as written. */
   text: string;
+  /** The word as the source writes it, quotes included. */
+  raw: string;
   /** 1-based file line and column (UTF-16 code units) of the word's first character. */
   line: number;
   column: number;
@@ -97,7 +99,7 @@ function callsIn(source: string, offset: number, starts: readonly number[]): Cli
       const words = commandWords(command);
       const at = words.findIndex((word) => PROGRAM_WORD.test(wordText(word)));
       if (at === -1) continue;
-      const word = (node: Node): ShellWord => ({ text: wordText(node), ...place(node) });
+      const word = (node: Node): ShellWord => ({ text: wordText(node), raw: node.text, ...place(node) });
       calls.push({ program: word(words[at]!), words: words.slice(at + 1).map(word) });
     }
   } finally {
