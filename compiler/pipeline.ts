@@ -18,6 +18,7 @@ import { checkBudgets, loadBudgets, measureBudgets, type BudgetRow, type LoadedB
 import { checkEmittedPaths, checkLimits, foreignRoots } from './check/check-emitted.ts';
 import { checkOnlyBlocks } from './check/check-only-blocks.ts';
 import { checkCliCalls, type CommandTable } from './check/check-cli-calls.ts';
+import { loadShellParser } from './load/cli-calls.ts';
 import { checkOrphanReferences, checkUnreadConfigKeys, checkUnusedWhenAtoms, predicateAtoms, type SettingsSources } from './check/check-dead-settings.ts';
 import type { WhenVocabulary } from './load/parse-sections.ts';
 import { checkShellLiterals } from './check/check-shell-literals.ts';
@@ -96,6 +97,8 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     hooks = loaded.hooks;
     diagnostics.push(...loaded.diagnostics);
   }
+  // The CLI-call and shell-literal checks read shell with tree-sitter-bash.
+  await loadShellParser();
   diagnostics.push(
     ...checkFrontmatter(ir.nodes),
     ...checkReferences(ir.nodes),
