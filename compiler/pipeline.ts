@@ -14,6 +14,7 @@ import { readSourceTree } from './load/read-source-tree.ts';
 import { checkFrontmatter } from './check/check-frontmatter.ts';
 import { checkReferences } from './check/check-references.ts';
 import { checkStepFiles } from './check/check-step-files.ts';
+import { checkLoopPoints } from './check/check-loop-points.ts';
 import { checkBudgets, loadBudgets, measureBudgets, type BudgetRow, type LoadedBudgets } from './check/check-budgets.ts';
 import { checkEmittedPaths, checkLimits, foreignRoots } from './check/check-emitted.ts';
 import { checkOnlyBlocks } from './check/check-only-blocks.ts';
@@ -84,6 +85,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     ...checkFrontmatter(ir.nodes),
     ...checkReferences(ir.nodes),
     ...checkStepFiles(ir.nodes),
+    ...checkLoopPoints(ir.nodes),
     ...checkBudgets(budgetRows, budgets),
     ...checkOnlyBlocks(ir.nodes, targets.map((target) => target.definition.id)),
     ...cliCallFindings(files, layout, ir.nodes),

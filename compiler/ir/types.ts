@@ -3,6 +3,7 @@
 import type { OutlineEntry } from '../load/parse-document.ts';
 import type { Section } from '../load/parse-sections.ts';
 import type { OnlyBlock } from '../load/parse-only-blocks.ts';
+import type { LoopPoint } from '../load/parse-loop-points.ts';
 
 export const NODE_KINDS = [
   'command',
@@ -86,6 +87,8 @@ export interface IrNode {
   markerLines: number[];
   /** Runtime-specific passages (gsd:only blocks). */
   onlyBlocks: OnlyBlock[];
+  /** Loop points (gsd:loop markers, stripped at emit): where capabilities are composed in. Absent when none. */
+  loopPoints?: LoopPoint[];
   edges: Edge[];
   spans: RewriteSpan[];
   /** UTF-8 bytes with CRLF counted as LF: the unit of every budget. */
