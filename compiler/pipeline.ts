@@ -10,7 +10,9 @@ import type { CorpusIr } from './ir/types.ts';
 import { buildIr } from './load/build-ir.ts';
 import { loadHooks, loadSettingsHooks, type HookEntry } from './load/load-hooks.ts';
 import { detectLayout, loadLayout, type Layout } from './load/layout.ts';
-import { readSourceTree } from './load/read-source-tree.ts';
+import { readSourceTree, type SourceFile } from './load/read-source-tree.ts';
+import { firstPartySources, loadCapabilities, type CapabilitySource, type ConfigKeySpec, type SchemaNode } from './load/load-capabilities.ts';
+import { composeCapabilities, remapDiagnostics, type LineOrigin } from './compose/compose-capabilities.ts';
 import { checkFrontmatter } from './check/check-frontmatter.ts';
 import { checkReferences } from './check/check-references.ts';
 import { checkStepFiles } from './check/check-step-files.ts';
@@ -35,6 +37,8 @@ export const WHEN_VOCABULARY: ReadonlySet<string> = new Set(vocabularyData.atoms
 export interface CompileOptions {
   sourceDir: string;
   targetsDir?: string;
+  /** Third-party capability folders (--capability), composed in after the corpus's own. */
+  capabilities?: CapabilitySource[];
   /** A layout name from compiler/data/layouts; detected from the tree when absent. */
   layout?: string;
 }
@@ -61,17 +65,22 @@ export interface Compiled {
 
 /** load + check: everything that does not depend on a target. */
 export async function compile(options: CompileOptions): Promise<Compiled> {
-  const files = await readSourceTree(options.sourceDir);
-  const layout = options.layout ? loadLayout(options.layout) : detectLayout(new Set(files.map((file) => file.path)));
-  const { ir, assets, diagnostics } = buildIr(files, WHEN_VOCABULARY, layout);
+  const sourceFiles = await readSourceTree(options.sourceDir);
+  const layout = options.layout ? loadLayout(options.layout) : detectLayout(new Set(sourceFiles.map((file) => file.path)));
+  const version = await packageVersion();
+  const corpus = buildIr(sourceFiles, WHEN_VOCABULARY, layout);
+  const { assets, diagnostics } = corpus;
   const { targets, diagnostics: targetDiagnostics } = await loadTargets(options.targetsDir);
   let budgets: LoadedBudgets | null = null;
-  const budgetsFile = files.find((file) => file.path === 'budgets.json');
+  const budgetsFile = sourceFiles.find((file) => file.path === 'budgets.json');
   if (budgetsFile) {
     const loaded = loadBudgets('budgets.json', new TextDecoder().decode(budgetsFile.bytes));
     budgets = loaded.loaded;
     diagnostics.push(...loaded.diagnostics);
   }
+  const composed = await composeStage(options, layout, version, sourceFiles, corpus.ir, budgets);
+  diagnostics.push(...composed.diagnostics);
+  const { ir, files } = composed;
   const budgetRows = measureBudgets(ir.nodes, budgets?.budgets ?? null);
   let hooks: HookEntry[] = [];
   const hooksFile = layout.hooks ? files.find((file) => file.path === layout.hooks!.registry) : undefined;
@@ -81,7 +90,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     hooks = loaded.hooks;
     diagnostics.push(...loaded.diagnostics);
   }
-  diagnostics.push(
+  const checked: Diagnostic[] = [
     ...checkFrontmatter(ir.nodes),
     ...checkReferences(ir.nodes),
     ...checkStepFiles(ir.nodes),
@@ -93,8 +102,10 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     ...checkCodeCommands(files, codeRoots(layout), shippedCommandNames(ir.nodes)),
     ...checkCommandCells(ir.nodes, new Set([...shippedCommandNames(ir.nodes), ...ir.nodes.filter((node) => node.kind === 'agent').map((node) => node.name), ...hooks.map((hook) => hook.id)])),
     ...deadSettingFindings(await settingsSources(options.sourceDir, files, layout, ir.nodes), ir.nodes, layout.settings?.maintainerDocs ?? []),
-  );
-  const built = await buildGenerated(options.sourceDir, hookPayloads(targets));
+  ];
+  // Findings on composed text belong to the files people edit: a host's own lines, a fragment, capability.json.
+  diagnostics.push(...(composed.origins ? remapDiagnostics(checked, composed.origins) : checked));
+  const built = await buildGenerated(options.sourceDir, hookPayloads(targets), configSlices(ir));
   const generated: GeneratedFile[] = [
     // Built programs (a shebang line) are executables: mode 0755 in bundles and zips.
     ...built.map((file) => (startsWithShebang(file.contents) ? { ...file, executable: true } : file)),
@@ -112,7 +123,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     budgetRows,
     hooks,
     generated,
-    version: await packageVersion(),
+    version,
     diagnostics: sortDiagnostics(applySeverities(diagnostics, layout.warnings)),
     targetDiagnostics: sortDiagnostics(targetDiagnostics),
   };
@@ -156,13 +167,62 @@ function hookPayloads(targets: readonly Target[]): Record<string, unknown> {
   return Object.fromEntries(targets.filter((target) => target.hookPayload).map((target) => [target.definition.id, target.hookPayload]));
 }
 
-async function buildGenerated(sourceDir: string, payloads: Record<string, unknown>): Promise<GeneratedFile[]> {
+async function buildGenerated(sourceDir: string, payloads: Record<string, unknown>, capabilityConfig: Record<string, ConfigKeySpec>): Promise<GeneratedFile[]> {
   const builder = path.join(sourceDir, 'runtime', 'build.ts');
   if (!existsSync(builder)) return [];
   const module = (await import(pathToFileURL(path.resolve(builder)).href)) as {
-    bundleRuntime?: (options: { hookPayloads: Record<string, unknown> }) => Promise<GeneratedFile[]> | GeneratedFile[];
+    bundleRuntime?: (options: { hookPayloads: Record<string, unknown>; capabilityConfig?: Record<string, ConfigKeySpec> }) => Promise<GeneratedFile[]> | GeneratedFile[];
   };
-  return module.bundleRuntime ? [...(await module.bundleRuntime({ hookPayloads: payloads }))] : [];
+  // Capability config keys join the schema the runtime CLI validates against; none, none passed (the same build as before).
+  const options = Object.keys(capabilityConfig).length > 0 ? { hookPayloads: payloads, capabilityConfig } : { hookPayloads: payloads };
+  return module.bundleRuntime ? [...(await module.bundleRuntime(options))] : [];
+}
+
+/** Every capability's config keys, by dotted key. */
+function configSlices(ir: CorpusIr): Record<string, ConfigKeySpec> {
+  return Object.fromEntries((ir.capabilities ?? []).flatMap((capability) => Object.entries(capability.config)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+interface ComposeResult {
+  ir: CorpusIr;
+  files: SourceFile[];
+  origins: LineOrigin | null;
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Capabilities (the corpus's own, then those given) loaded and composed into
+ * the loop points; the IR is rebuilt from the composed files so that every
+ * later stage (checks, budgets, section manifest, emit, site) sees them.
+ */
+async function composeStage(options: CompileOptions, layout: Layout, version: string, files: SourceFile[], ir: CorpusIr, budgets: LoadedBudgets | null): Promise<ComposeResult> {
+  const sources = [...(layout.capabilities ? firstPartySources(options.sourceDir, layout.capabilities) : []), ...(options.capabilities ?? [])];
+  if (sources.length === 0) return { ir, files, origins: null, diagnostics: [] };
+  const loaded = loadCapabilities(sources, { version, configSchema: await readConfigSchema(options.sourceDir, layout) });
+  const ceilings = new Map(measureBudgets(ir.nodes, budgets?.budgets ?? null).map((row) => [row.path, row.ceiling]));
+  const composition = composeCapabilities(files, ir.nodes, loaded.capabilities, (file) => ceilings.get(file) ?? null);
+  const diagnostics = [...loaded.diagnostics, ...composition.diagnostics];
+  const capabilities = loaded.capabilities.map((capability) => ({
+    id: capability.id,
+    version: capability.version,
+    origin: capability.origin,
+    source: capability.display,
+    digest: capability.digest,
+    description: capability.description,
+    engines: capability.engines,
+    config: capability.config,
+    own: capability.own,
+  }));
+  if (Object.keys(composition.points).length === 0) return { ir: { ...ir, capabilities }, files, origins: null, diagnostics };
+  const rebuilt = buildIr(composition.files, new Set([...WHEN_VOCABULARY, ...composition.atoms]), layout);
+  // The corpus's own findings came from the first pass; the second adds only those in the step files it generated.
+  diagnostics.push(...remapDiagnostics(rebuilt.diagnostics.filter((d) => composition.origins.steps.has(d.file)), composition.origins));
+  return { ir: { ...rebuilt.ir, capabilities, composition: composition.points }, files: composition.files, origins: composition.origins, diagnostics };
+}
+
+async function readConfigSchema(sourceDir: string, layout: Layout): Promise<SchemaNode | null> {
+  const file = layout.settings ? path.join(sourceDir, layout.settings.configSchema) : null;
+  return file && existsSync(file) ? (JSON.parse(await readFile(file, 'utf8')) as SchemaNode) : null;
 }
 
 async function packageVersion(): Promise<string> {

@@ -26,6 +26,8 @@ export interface Layout {
   routerPrefix?: string;
   /** Where the dead-settings check finds the config schema, the code that reads config, and the when= predicates. */
   settings?: LayoutSettings;
+  /** The folder of the corpus's own capabilities (<folder>/<id>/capability.json), read by load-capabilities. */
+  capabilities?: string;
 }
 
 export interface LayoutSettings {
@@ -57,6 +59,7 @@ interface LayoutData {
   cliTable?: string;
   routerPrefix?: string;
   settings?: LayoutSettings;
+  capabilities?: string;
 }
 
 const LAYOUTS_DIR = path.join(path.dirname(new URL(import.meta.url).pathname), '../data/layouts');
@@ -78,6 +81,7 @@ export function loadLayout(name: string): Layout {
     ...(data.cliTable ? { cliTable: data.cliTable } : {}),
     ...(data.routerPrefix ? { routerPrefix: data.routerPrefix } : {}),
     ...(data.settings ? { settings: data.settings } : {}),
+    ...(data.capabilities ? { capabilities: data.capabilities } : {}),
   };
 }
 
