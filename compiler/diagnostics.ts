@@ -61,6 +61,7 @@ export const DIAGNOSTIC_CODES = {
   'budget-slack': 'a ceiling sits further above the file than its grace allows',
   'budgets-schema': 'budgets.json does not match schemas/budgets.schema.json',
   'target-schema': 'a target definition does not match schemas/target.schema.json',
+  'target-facts': "a target's facts.json does not match schemas/facts.schema.json, or its definition names an event, tool, key, permission or limit the facts do not document",
   'hooks-schema': 'hooks/hooks.json does not match schemas/hooks.schema.json, or names a missing script',
   'config-key-unread': 'a config-schema key that no workflow, agent, runtime-CLI or hook source names (warning)',
   'when-atom-unused': 'a when= atom of the runtime predicate table that no gsd:section marker uses (warning)',
