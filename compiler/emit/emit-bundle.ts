@@ -102,7 +102,8 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     const merge = CONFIG_MERGE_FORMATS[config.format];
     put(at(config.path), renderConfig(config, target), merge ? { merge } : {});
   }
-  return addBundleManifest(new Map([...tree.entries()].sort(([a], [b]) => compareText(a, b))), target, scopeId, version);
+  const capabilities = (ir.capabilities ?? []).map((c) => ({ id: c.id, version: c.version, origin: c.origin, source: c.source, digest: c.digest, hooks: c.own.hooks.length > 0 }));
+  return addBundleManifest(new Map([...tree.entries()].sort(([a], [b]) => compareText(a, b))), target, scopeId, version, capabilities);
 }
 
 interface PlacedCommand {
