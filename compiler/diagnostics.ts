@@ -14,6 +14,7 @@ export const DIAGNOSTIC_CODES = {
   'marker-missing-when': 'a gsd:section marker has no when',
   'marker-malformed-id': 'a gsd:section id is not lowercase kebab-case',
   'marker-unknown-when': 'a gsd:section when is not an atom of the frozen vocabulary',
+  'marker-when-unevaluable': 'a gsd:section when is not a predicate of the runtime CLI the layout names',
   'marker-close-with-attributes': 'a /gsd:section close marker carries attributes',
   'marker-nested': 'a gsd:section opens while another is open',
   'marker-duplicate-id': 'a gsd:section id repeats within a file',
@@ -66,6 +67,7 @@ export const DIAGNOSTIC_CODES = {
   'config-key-unread': 'a config-schema key that no workflow, agent, runtime-CLI or hook source names (warning)',
   'when-atom-unused': 'a when= atom of the runtime predicate table that no gsd:section marker uses (warning)',
   'ref-orphan': 'a reference that no command, workflow, agent or other reference loads (warning)',
+  'runtime-build': "the corpus's runtime code (runtime/build.ts and what it bundles) does not bundle or build",
   'emit-foreign-path': "emitted text names another runtime's root",
   'limit-exceeded': "an emitted file or frontmatter value breaks a limit the runtime documents (a size, a value pattern, text it would rewrite)",
 } as const;

@@ -4,7 +4,6 @@
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { sortDiagnostics, type Diagnostic } from './diagnostics.ts';
 import type { CorpusIr } from './ir/types.ts';
 import { buildIr } from './load/build-ir.ts';
@@ -13,6 +12,7 @@ import { detectLayout, loadLayout, type Layout } from './load/layout.ts';
 import { readSourceTree, type SourceFile } from './load/read-source-tree.ts';
 import { firstPartySources, loadCapabilities, type CapabilitySource, type ConfigKeySpec, type SchemaNode } from './load/load-capabilities.ts';
 import { composeCapabilities, remapDiagnostics, type LineOrigin } from './compose/compose-capabilities.ts';
+import { buildCorpusRuntime } from './load/build-runtime.ts';
 import { checkFrontmatter } from './check/check-frontmatter.ts';
 import { checkReferences } from './check/check-references.ts';
 import { checkStepFiles } from './check/check-step-files.ts';
@@ -21,7 +21,8 @@ import { checkBudgets, loadBudgets, measureBudgets, type BudgetRow, type LoadedB
 import { checkEmittedPaths, checkLimits, foreignRoots } from './check/check-emitted.ts';
 import { checkOnlyBlocks } from './check/check-only-blocks.ts';
 import { checkCliCalls, type CommandTable } from './check/check-cli-calls.ts';
-import { checkOrphanReferences, checkUnreadConfigKeys, checkUnusedWhenAtoms, type SettingsSources } from './check/check-dead-settings.ts';
+import { checkOrphanReferences, checkUnreadConfigKeys, checkUnusedWhenAtoms, predicateAtoms, type SettingsSources } from './check/check-dead-settings.ts';
+import type { WhenVocabulary } from './load/parse-sections.ts';
 import { checkShellLiterals } from './check/check-shell-literals.ts';
 import { checkCodeCommands, checkCommandCells, shippedCommandNames } from './check/check-code-commands.ts';
 import { isConfigKey } from '../source/runtime/config/config.ts';
@@ -33,6 +34,19 @@ import vocabularyData from './data/when-vocabulary.json' with { type: 'json' };
 
 export const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 export const WHEN_VOCABULARY: ReadonlySet<string> = new Set(vocabularyData.atoms.map((entry) => entry.atom));
+export const FROZEN_WHEN: WhenVocabulary = { atoms: WHEN_VOCABULARY, table: null };
+
+/**
+ * The when= atoms the layout allows: the runtime's own predicate table when the
+ * layout says so and the tree has it (`always` is the constant every selection
+ * evaluates), else the frozen vocabulary.
+ */
+export function whenVocabulary(files: readonly { path: string; bytes: Uint8Array }[], layout: Layout): WhenVocabulary {
+  const table = layout.whenAtoms === 'predicate-table' && layout.settings ? files.find((file) => file.path === layout.settings!.whenPredicates) : undefined;
+  if (!table) return FROZEN_WHEN;
+  const atoms = predicateAtoms(new TextDecoder().decode(table.bytes)).map((a) => a.atom);
+  return { atoms: new Set(['always', ...atoms]), table: table.path };
+}
 
 export interface CompileOptions {
   sourceDir: string;
@@ -46,6 +60,8 @@ export interface CompileOptions {
 export interface Compiled {
   /** The layout the tree was read with. */
   layout: string;
+  /** Whether the corpus has runtime code (runtime/build.ts): without it, its bundles carry no gsd-tools. */
+  shipsRuntimeCli: boolean;
   /** The layout's deliberate mentions of other runtimes' folders. */
   allowedForeignPaths: RegExp[];
   /** The layout's declared corpus defects (diagnostic code → reason): warnings, here and in emitted bundles. */
@@ -68,7 +84,8 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
   const sourceFiles = await readSourceTree(options.sourceDir);
   const layout = options.layout ? loadLayout(options.layout) : detectLayout(new Set(sourceFiles.map((file) => file.path)));
   const version = await packageVersion();
-  const corpus = buildIr(sourceFiles, WHEN_VOCABULARY, layout);
+  const vocabulary = whenVocabulary(sourceFiles, layout);
+  const corpus = buildIr(sourceFiles, vocabulary, layout);
   const { assets, diagnostics } = corpus;
   const { targets, diagnostics: targetDiagnostics } = await loadTargets(options.targetsDir);
   let budgets: LoadedBudgets | null = null;
@@ -78,7 +95,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     budgets = loaded.loaded;
     diagnostics.push(...loaded.diagnostics);
   }
-  const composed = await composeStage(options, layout, version, sourceFiles, corpus.ir, budgets);
+  const composed = await composeStage(options, layout, version, sourceFiles, corpus.ir, budgets, vocabulary);
   diagnostics.push(...composed.diagnostics);
   const { ir, files } = composed;
   const budgetRows = measureBudgets(ir.nodes, budgets?.budgets ?? null);
@@ -105,7 +122,9 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
   ];
   // Findings on composed text belong to the files people edit: a host's own lines, a fragment, capability.json.
   diagnostics.push(...(composed.origins ? remapDiagnostics(checked, composed.origins) : checked));
-  const built = await buildGenerated(options.sourceDir, hookPayloads(targets), configSlices(ir));
+  const runtime = await buildCorpusRuntime(options.sourceDir, hookPayloads(targets), REPO_ROOT, configSlices(ir));
+  diagnostics.push(...runtime.diagnostics);
+  const built = runtime.files;
   const generated: GeneratedFile[] = [
     // Built programs (a shebang line) are executables: mode 0755 in bundles and zips.
     ...built.map((file) => (startsWithShebang(file.contents) ? { ...file, executable: true } : file)),
@@ -115,6 +134,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
   ];
   return {
     layout: layout.name,
+    shipsRuntimeCli: runtime.shipsCli,
     allowedForeignPaths: layout.allowedForeignPaths,
     layoutWarnings: layout.warnings,
     ir,
@@ -161,21 +181,9 @@ export function emitBundles(compiled: Compiled, selections: readonly BundleSelec
   return { bundles, diagnostics: sortDiagnostics(applySeverities(diagnostics, compiled.layoutWarnings)) };
 }
 
-/** Files built from the corpus's TypeScript (runtime CLI, hooks), when it has any. */
 /** The hook payload specs of the targets built for, keyed by target id. */
 function hookPayloads(targets: readonly Target[]): Record<string, unknown> {
   return Object.fromEntries(targets.filter((target) => target.hookPayload).map((target) => [target.definition.id, target.hookPayload]));
-}
-
-async function buildGenerated(sourceDir: string, payloads: Record<string, unknown>, capabilityConfig: Record<string, ConfigKeySpec>): Promise<GeneratedFile[]> {
-  const builder = path.join(sourceDir, 'runtime', 'build.ts');
-  if (!existsSync(builder)) return [];
-  const module = (await import(pathToFileURL(path.resolve(builder)).href)) as {
-    bundleRuntime?: (options: { hookPayloads: Record<string, unknown>; capabilityConfig?: Record<string, ConfigKeySpec> }) => Promise<GeneratedFile[]> | GeneratedFile[];
-  };
-  // Capability config keys join the schema the runtime CLI validates against; none, none passed (the same build as before).
-  const options = Object.keys(capabilityConfig).length > 0 ? { hookPayloads: payloads, capabilityConfig } : { hookPayloads: payloads };
-  return module.bundleRuntime ? [...(await module.bundleRuntime(options))] : [];
 }
 
 /** Every capability's config keys, by dotted key. */
@@ -195,7 +203,7 @@ interface ComposeResult {
  * the loop points; the IR is rebuilt from the composed files so that every
  * later stage (checks, budgets, section manifest, emit, site) sees them.
  */
-async function composeStage(options: CompileOptions, layout: Layout, version: string, files: SourceFile[], ir: CorpusIr, budgets: LoadedBudgets | null): Promise<ComposeResult> {
+async function composeStage(options: CompileOptions, layout: Layout, version: string, files: SourceFile[], ir: CorpusIr, budgets: LoadedBudgets | null, vocabulary: WhenVocabulary): Promise<ComposeResult> {
   const sources = [...(layout.capabilities ? firstPartySources(options.sourceDir, layout.capabilities) : []), ...(options.capabilities ?? [])];
   if (sources.length === 0) return { ir, files, origins: null, diagnostics: [] };
   const loaded = loadCapabilities(sources, { version, configSchema: await readConfigSchema(options.sourceDir, layout) });
@@ -214,7 +222,7 @@ async function composeStage(options: CompileOptions, layout: Layout, version: st
     own: capability.own,
   }));
   if (Object.keys(composition.points).length === 0) return { ir: { ...ir, capabilities }, files, origins: null, diagnostics };
-  const rebuilt = buildIr(composition.files, new Set([...WHEN_VOCABULARY, ...composition.atoms]), layout);
+  const rebuilt = buildIr(composition.files, { ...vocabulary, atoms: new Set([...vocabulary.atoms, ...composition.atoms]) }, layout);
   // The corpus's own findings came from the first pass; the second adds only those in the step files it generated.
   diagnostics.push(...remapDiagnostics(rebuilt.diagnostics.filter((d) => composition.origins.steps.has(d.file)), composition.origins));
   return { ir: { ...rebuilt.ir, capabilities, composition: composition.points }, files: composition.files, origins: composition.origins, diagnostics };

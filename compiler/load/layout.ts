@@ -28,6 +28,13 @@ export interface Layout {
   settings?: LayoutSettings;
   /** The folder of the corpus's own capabilities (<folder>/<id>/capability.json), read by load-capabilities. */
   capabilities?: string;
+  /**
+   * Which atoms a marker's when= may name: `predicate-table`, the runtime CLI's
+   * own table at `settings.whenPredicates` (a corpus whose runtime selects its
+   * sections); `frozen-vocabulary`, compiler/data/when-vocabulary.json (a corpus
+   * whose runtime is not ours to read, such as the upstream one).
+   */
+  whenAtoms: 'predicate-table' | 'frozen-vocabulary';
 }
 
 export interface LayoutSettings {
@@ -60,6 +67,7 @@ interface LayoutData {
   routerPrefix?: string;
   settings?: LayoutSettings;
   capabilities?: string;
+  whenAtoms?: Layout['whenAtoms'];
 }
 
 const LAYOUTS_DIR = path.join(path.dirname(new URL(import.meta.url).pathname), '../data/layouts');
@@ -82,6 +90,7 @@ export function loadLayout(name: string): Layout {
     ...(data.routerPrefix ? { routerPrefix: data.routerPrefix } : {}),
     ...(data.settings ? { settings: data.settings } : {}),
     ...(data.capabilities ? { capabilities: data.capabilities } : {}),
+    whenAtoms: data.whenAtoms ?? 'frozen-vocabulary',
   };
 }
 
