@@ -7,6 +7,8 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { formatDiagnostic, type Diagnostic } from './diagnostics.ts';
 import { allBundles, compile, emitBundles, errorsOf, REPO_ROOT, type BundleSelection, type Compiled } from './pipeline.ts';
 import { layoutNames, parseLayout, type Layout } from './load/layout.ts';
+import type { CapabilitySource } from './load/load-capabilities.ts';
+import { createRequire } from 'node:module';
 import { writeTrees } from './write/write-tree.ts';
 import { compareWithGolden, formatGoldenFinding, goldenTrees, readGoldenFiles } from './golden/compare-golden.ts';
 import { compareWithBaseline, loadBudgets } from './check/check-budgets.ts';
@@ -22,6 +24,7 @@ import { buildRelease } from './release/release.ts';
 
 const COMMON_OPTIONS = {
   source: { type: 'string' },
+  capability: { type: 'string', multiple: true },
   layout: { type: 'string' },
   targets: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -42,6 +45,8 @@ Options:
   --targets <dir>   target definitions (default: the project's targets/)
   --layout <name>   how to read the source tree: a built-in layout (compiler/data/layouts;
                     detected by default) or a layout file (schemas/layout.schema.json)
+  --capability <folder|npm package>
+                    compose a third-party capability in (repeatable; every verb that builds takes it)
 
 Other verbs: check, ir, budgets, matrix, site, release, keygen, install (gsd-build <verb> --help).`,
   check: `Usage: gsd-build check [--update] [--source <dir>] [--golden <dir>]
@@ -125,6 +130,19 @@ const defaultIo: Io = { out: (text) => process.stdout.write(`${text}\n`), err: (
 
 class UsageError extends Error {}
 
+/** --capability: an existing folder, else an npm package installed where gsd-build runs (its folder holds capability.json). */
+function resolveCapability(spec: string): CapabilitySource {
+  if (existsSync(spec)) return { dir: path.resolve(spec), display: spec.replace(/\\/g, '/').replace(/\/+$/, ''), origin: 'third-party' };
+  if (!/^(?:@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/.test(spec)) throw new UsageError(`expected --capability to name a folder or an npm package, found "${spec}"`);
+  let manifest: string;
+  try {
+    manifest = createRequire(path.join(process.cwd(), 'package.json')).resolve(`${spec}/capability.json`);
+  } catch {
+    throw new UsageError(`expected --capability ${spec} to be a folder or an installed npm package with a capability.json, found neither`);
+  }
+  return { dir: path.dirname(manifest), display: `npm:${spec}`, origin: 'third-party' };
+}
+
 export async function main(argv: string[], io: Io = defaultIo): Promise<number> {
   const verb: Verb = argv[0] && argv[0] in HELP && argv[0] !== 'build' ? (argv[0] as Verb) : 'build';
   const rest = verb === 'build' ? (argv[0] === 'build' ? argv.slice(1) : argv) : argv.slice(1);
@@ -181,7 +199,7 @@ function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[]
   }
 }
 
-async function compileFrom(values: { source?: string | undefined; targets?: string | undefined; layout?: string | undefined }, io: Io): Promise<Compiled | null> {
+async function compileFrom(values: { source?: string | undefined; targets?: string | undefined; layout?: string | undefined; capability?: string[] | undefined }, io: Io): Promise<Compiled | null> {
   const sourceDir = sourceOf(values);
   let layout: string | Layout | undefined = values.layout;
   let layoutFile = values.layout === undefined || layoutNames().includes(values.layout) ? undefined : values.layout;
@@ -196,10 +214,13 @@ async function compileFrom(values: { source?: string | undefined; targets?: stri
     }
     layout = parsed.layout;
   }
-  const compiled = await compile({ sourceDir, targetsDir: values.targets ?? DEFAULT_TARGETS_DIR, ...(layout ? { layout } : {}) });
+  const capabilities = (values.capability ?? []).map(resolveCapability);
+  const compiled = await compile({ sourceDir, targetsDir: values.targets ?? DEFAULT_TARGETS_DIR, ...(layout ? { layout } : {}), capabilities });
   layoutFile ??= `compiler/data/layouts/${compiled.layout}.json`;
   const targetsDisplay = values.targets ?? (path.relative(process.cwd(), DEFAULT_TARGETS_DIR) || 'targets');
-  const findings = [...compiled.targetDiagnostics.map((d) => formatDiagnostic(d, targetsDisplay)), ...compiled.diagnostics.map((d) => formatDiagnostic(d, sourceDir))];
+  // A third-party capability's findings are named as it was given, not under the source dir.
+  const outside = (d: Diagnostic) => capabilities.some((source) => d.file.startsWith(`${source.display}/`));
+  const findings = [...compiled.targetDiagnostics.map((d) => formatDiagnostic(d, targetsDisplay)), ...compiled.diagnostics.map((d) => formatDiagnostic(d, outside(d) ? '' : sourceDir))];
   findings.forEach((line) => io.err(line));
   const errors = errorsOf(compiled.targetDiagnostics).length + errorsOf(compiled.diagnostics).length;
   const warnings = compiled.diagnostics.length - errorsOf(compiled.diagnostics).length;

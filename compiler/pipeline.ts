@@ -9,11 +9,14 @@ import type { CorpusIr } from './ir/types.ts';
 import { buildIr } from './load/build-ir.ts';
 import { loadHooks, loadSettingsHooks, type HookEntry } from './load/load-hooks.ts';
 import { detectLayout, loadLayout, type Layout } from './load/layout.ts';
-import { readSourceTree } from './load/read-source-tree.ts';
+import { readSourceTree, type SourceFile } from './load/read-source-tree.ts';
+import { firstPartySources, loadCapabilities, type CapabilitySource, type ConfigKeySpec, type SchemaNode } from './load/load-capabilities.ts';
+import { composeCapabilities, remapDiagnostics, type LineOrigin } from './compose/compose-capabilities.ts';
 import { buildCorpusRuntime } from './load/build-runtime.ts';
 import { checkFrontmatter } from './check/check-frontmatter.ts';
 import { checkReferences } from './check/check-references.ts';
 import { checkStepFiles } from './check/check-step-files.ts';
+import { checkLoopPoints } from './check/check-loop-points.ts';
 import { checkBudgets, loadBudgets, measureBudgets, type BudgetRow, type LoadedBudgets } from './check/check-budgets.ts';
 import { checkEmittedPaths, checkLimits, foreignRoots } from './check/check-emitted.ts';
 import { checkOnlyBlocks } from './check/check-only-blocks.ts';
@@ -49,6 +52,8 @@ export function whenVocabulary(files: readonly { path: string; bytes: Uint8Array
 export interface CompileOptions {
   sourceDir: string;
   targetsDir?: string;
+  /** Third-party capability folders (--capability), composed in after the corpus's own. */
+  capabilities?: CapabilitySource[];
   /** A layout name from compiler/data/layouts, or a parsed layout (--layout FILE); detected from the tree when absent. */
   layout?: string | Layout;
 }
@@ -77,17 +82,23 @@ export interface Compiled {
 
 /** load + check: everything that does not depend on a target. */
 export async function compile(options: CompileOptions): Promise<Compiled> {
-  const files = await readSourceTree(options.sourceDir);
-  const layout = typeof options.layout === 'string' ? loadLayout(options.layout) : (options.layout ?? detectLayout(new Set(files.map((file) => file.path))));
-  const { ir, assets, diagnostics } = buildIr(files, whenVocabulary(files, layout), layout);
+  const sourceFiles = await readSourceTree(options.sourceDir);
+  const layout = typeof options.layout === 'string' ? loadLayout(options.layout) : (options.layout ?? detectLayout(new Set(sourceFiles.map((file) => file.path))));
+  const version = await packageVersion();
+  const vocabulary = whenVocabulary(sourceFiles, layout);
+  const corpus = buildIr(sourceFiles, vocabulary, layout);
+  const { assets, diagnostics } = corpus;
   const { targets, diagnostics: targetDiagnostics } = await loadTargets(options.targetsDir);
   let budgets: LoadedBudgets | null = null;
-  const budgetsFile = files.find((file) => file.path === 'budgets.json');
+  const budgetsFile = sourceFiles.find((file) => file.path === 'budgets.json');
   if (budgetsFile) {
     const loaded = loadBudgets('budgets.json', new TextDecoder().decode(budgetsFile.bytes));
     budgets = loaded.loaded;
     diagnostics.push(...loaded.diagnostics);
   }
+  const composed = await composeStage(options, layout, version, sourceFiles, corpus.ir, budgets, vocabulary);
+  diagnostics.push(...composed.diagnostics);
+  const { ir, files } = composed;
   const budgetRows = measureBudgets(ir.nodes, budgets?.budgets ?? null);
   let hooks: HookEntry[] = [];
   const hooksFile = layout.hooks ? files.find((file) => file.path === layout.hooks!.registry) : undefined;
@@ -99,10 +110,11 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
   }
   // The CLI-call and shell-literal checks read shell with tree-sitter-bash.
   await loadShellParser();
-  diagnostics.push(
+  const checked: Diagnostic[] = [
     ...checkFrontmatter(ir.nodes),
     ...checkReferences(ir.nodes),
     ...checkStepFiles(ir.nodes),
+    ...checkLoopPoints(ir.nodes),
     ...checkBudgets(budgetRows, budgets),
     ...checkOnlyBlocks(ir.nodes, targets.map((target) => target.definition.id)),
     ...cliCallFindings(files, layout, ir.nodes),
@@ -110,8 +122,10 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     ...checkCodeCommands(files, codeRoots(layout), shippedCommandNames(ir.nodes)),
     ...checkCommandCells(ir.nodes, new Set([...shippedCommandNames(ir.nodes), ...ir.nodes.filter((node) => node.kind === 'agent').map((node) => node.name), ...hooks.map((hook) => hook.id)])),
     ...deadSettingFindings(await settingsSources(options.sourceDir, files, layout, ir.nodes), ir.nodes, layout.settings?.maintainerDocs ?? []),
-  );
-  const runtime = await buildCorpusRuntime(options.sourceDir, hookPayloads(targets), REPO_ROOT);
+  ];
+  // Findings on composed text belong to the files people edit: a host's own lines, a fragment, capability.json.
+  diagnostics.push(...(composed.origins ? remapDiagnostics(checked, composed.origins) : checked));
+  const runtime = await buildCorpusRuntime(options.sourceDir, hookPayloads(targets), REPO_ROOT, configSlices(ir));
   diagnostics.push(...runtime.diagnostics);
   const built = runtime.files;
   const generated: GeneratedFile[] = [
@@ -132,7 +146,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     budgetRows,
     hooks,
     generated,
-    version: await packageVersion(),
+    version,
     diagnostics: sortDiagnostics(applySeverities(diagnostics, layout.warnings)),
     targetDiagnostics: sortDiagnostics(targetDiagnostics),
   };
@@ -173,6 +187,53 @@ export function emitBundles(compiled: Compiled, selections: readonly BundleSelec
 /** The hook payload specs of the targets built for, keyed by target id. */
 function hookPayloads(targets: readonly Target[]): Record<string, unknown> {
   return Object.fromEntries(targets.filter((target) => target.hookPayload).map((target) => [target.definition.id, target.hookPayload]));
+}
+
+/** Every capability's config keys, by dotted key. */
+function configSlices(ir: CorpusIr): Record<string, ConfigKeySpec> {
+  return Object.fromEntries((ir.capabilities ?? []).flatMap((capability) => Object.entries(capability.config)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+interface ComposeResult {
+  ir: CorpusIr;
+  files: SourceFile[];
+  origins: LineOrigin | null;
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Capabilities (the corpus's own, then those given) loaded and composed into
+ * the loop points; the IR is rebuilt from the composed files so that every
+ * later stage (checks, budgets, section manifest, emit, site) sees them.
+ */
+async function composeStage(options: CompileOptions, layout: Layout, version: string, files: SourceFile[], ir: CorpusIr, budgets: LoadedBudgets | null, vocabulary: WhenVocabulary): Promise<ComposeResult> {
+  const sources = [...(layout.capabilities ? firstPartySources(options.sourceDir, layout.capabilities) : []), ...(options.capabilities ?? [])];
+  if (sources.length === 0) return { ir, files, origins: null, diagnostics: [] };
+  const loaded = loadCapabilities(sources, { version, configSchema: await readConfigSchema(options.sourceDir, layout) });
+  const ceilings = new Map(measureBudgets(ir.nodes, budgets?.budgets ?? null).map((row) => [row.path, row.ceiling]));
+  const composition = composeCapabilities(files, ir.nodes, loaded.capabilities, (file) => ceilings.get(file) ?? null);
+  const diagnostics = [...loaded.diagnostics, ...composition.diagnostics];
+  const capabilities = loaded.capabilities.map((capability) => ({
+    id: capability.id,
+    version: capability.version,
+    origin: capability.origin,
+    source: capability.display,
+    digest: capability.digest,
+    description: capability.description,
+    engines: capability.engines,
+    config: capability.config,
+    own: capability.own,
+  }));
+  if (Object.keys(composition.points).length === 0) return { ir: { ...ir, capabilities }, files, origins: null, diagnostics };
+  const rebuilt = buildIr(composition.files, { ...vocabulary, atoms: new Set([...vocabulary.atoms, ...composition.atoms]) }, layout);
+  // The corpus's own findings came from the first pass; the second adds only those in the step files it generated.
+  diagnostics.push(...remapDiagnostics(rebuilt.diagnostics.filter((d) => composition.origins.steps.has(d.file)), composition.origins));
+  return { ir: { ...rebuilt.ir, capabilities, composition: composition.points }, files: composition.files, origins: composition.origins, diagnostics };
+}
+
+async function readConfigSchema(sourceDir: string, layout: Layout): Promise<SchemaNode | null> {
+  const file = layout.settings ? path.join(sourceDir, layout.settings.configSchema) : null;
+  return file && existsSync(file) ? (JSON.parse(await readFile(file, 'utf8')) as SchemaNode) : null;
 }
 
 async function packageVersion(): Promise<string> {

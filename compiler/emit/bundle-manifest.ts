@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { compareText } from '../diagnostics.ts';
 import type { ScopeId, Target } from '../targets/target-types.ts';
-import type { BundleManifest, ManifestFile } from '../../source/runtime/install/bundle-types.ts';
+import type { BundleManifest, ManifestCapability, ManifestFile } from '../../source/runtime/install/bundle-types.ts';
 import type { TreeFile, VirtualTree } from './virtual-tree.ts';
 
 export type { BundleManifest, ManifestFile } from '../../source/runtime/install/bundle-types.ts';
@@ -27,7 +27,7 @@ export function bytesOf(file: TreeFile): Uint8Array {
   return typeof file.contents === 'string' ? Buffer.from(file.contents, 'utf8') : file.contents;
 }
 
-export function buildManifest(tree: VirtualTree, target: Target, scopeId: ScopeId, version: string): BundleManifest {
+export function buildManifest(tree: VirtualTree, target: Target, scopeId: ScopeId, version: string, capabilities: readonly ManifestCapability[] = []): BundleManifest {
   const scope = target.definition.scopes[scopeId]!;
   const files: ManifestFile[] = [...tree]
     .sort(([a], [b]) => compareText(a, b))
@@ -51,6 +51,7 @@ export function buildManifest(tree: VirtualTree, target: Target, scopeId: ScopeI
     base: scope.base,
     root: scope.root,
     env: scope.env ?? [],
+    ...(capabilities.length > 0 ? { capabilities: [...capabilities] } : {}),
     files,
   };
 }
@@ -114,9 +115,9 @@ export function readmeText(manifest: BundleManifest): string {
 }
 
 /** Adds the manifest and README.txt to a bundle's tree (the manifest covers every other file). */
-export function addBundleManifest(tree: VirtualTree, target: Target, scope: ScopeId, version: string): VirtualTree {
+export function addBundleManifest(tree: VirtualTree, target: Target, scope: ScopeId, version: string, capabilities: readonly ManifestCapability[] = []): VirtualTree {
   if (tree.has(MANIFEST_FILE) || tree.has(README_FILE)) throw new Error(`internal: a bundle file is emitted at ${MANIFEST_FILE} or ${README_FILE}`);
-  const manifest = buildManifest(tree, target, scope, version);
+  const manifest = buildManifest(tree, target, scope, version, capabilities);
   const out: VirtualTree = new Map(tree);
   out.set(MANIFEST_FILE, { contents: serializeManifest(manifest) });
   out.set(README_FILE, { contents: readmeText(manifest) });

@@ -5,6 +5,7 @@ import { stringify as stringifyToml } from 'smol-toml';
 import { compareText } from '../diagnostics.ts';
 import type { CorpusIr, IrNode } from '../ir/types.ts';
 import { buildSectionManifest } from '../compose/section-manifest.ts';
+import { CAPABILITY_LIST_FILE, capabilityListText } from '../compose/capability-list.ts';
 import type { CommandSurface, ConfigFile, ScopeId, Target, TargetScope } from '../targets/target-types.ts';
 import { renderAgents } from './agent-formats.ts';
 import { renderFrontmatter, truncate } from './render-frontmatter.ts';
@@ -77,6 +78,8 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
   }
   put(at('{root}/gsd-core/workflows/section-manifest.json'), `${JSON.stringify(buildSectionManifest(ir.nodes), null, 2)}\n`);
   put(at('{root}/gsd-core/VERSION'), `${version}\n`);
+  const capabilityList = capabilityListText(ir);
+  if (capabilityList !== null) put(at(`{root}/${CAPABILITY_LIST_FILE}`), capabilityList);
   put(at(`{root}/gsd-core/${BUNDLE_FACTS_FILE}`), bundleFactsText(target.definition, scopeId, version));
   for (const file of generated) {
     // Hook scripts go where the runtime's hook surface says, and only to runtimes that run hooks.
@@ -99,7 +102,8 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     const merge = CONFIG_MERGE_FORMATS[config.format];
     put(at(config.path), renderConfig(config, target), merge ? { merge } : {});
   }
-  return addBundleManifest(new Map([...tree.entries()].sort(([a], [b]) => compareText(a, b))), target, scopeId, version);
+  const capabilities = (ir.capabilities ?? []).map((c) => ({ id: c.id, version: c.version, origin: c.origin, source: c.source, digest: c.digest, hooks: c.own.hooks.length > 0 }));
+  return addBundleManifest(new Map([...tree.entries()].sort(([a], [b]) => compareText(a, b))), target, scopeId, version, capabilities);
 }
 
 interface PlacedCommand {

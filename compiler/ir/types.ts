@@ -3,6 +3,7 @@
 import type { OutlineEntry } from '../load/parse-document.ts';
 import type { Section } from '../load/parse-sections.ts';
 import type { OnlyBlock } from '../load/parse-only-blocks.ts';
+import type { LoopPoint } from '../load/parse-loop-points.ts';
 
 export const NODE_KINDS = [
   'command',
@@ -86,6 +87,8 @@ export interface IrNode {
   markerLines: number[];
   /** Runtime-specific passages (gsd:only blocks). */
   onlyBlocks: OnlyBlock[];
+  /** Loop points (gsd:loop markers, stripped at emit): where capabilities are composed in. Absent when none. */
+  loopPoints?: LoopPoint[];
   edges: Edge[];
   spans: RewriteSpan[];
   /** UTF-8 bytes with CRLF counted as LF: the unit of every budget. */
@@ -98,8 +101,53 @@ export interface IrNode {
   variant?: string;
 }
 
+/** A capability composed into this build (the bundle manifest and gsd-core/capabilities.json carry the same facts). */
+export interface CapabilityView {
+  id: string;
+  version: string;
+  origin: 'first-party' | 'third-party';
+  /** The folder as the build was given it: `capabilities/<id>` in the corpus, or the path or package named. */
+  source: string;
+  /** sha256 over the folder's files. */
+  digest: string;
+  description: string;
+  engines: string;
+  config: Record<string, { type: 'boolean' | 'string' | 'number'; default: boolean | string | number; description: string; enum?: (string | number)[] }>;
+  /** Its own commands, agents, templates and hooks (folder-relative). */
+  own: { commands: string[]; agents: string[]; templates: string[]; hooks: string[] };
+}
+
+/** One contribution spliced into a loop point. */
+export interface ComposedEntry {
+  capability: string;
+  kind: 'step' | 'contribution' | 'gate';
+  point: string;
+  workflow: string;
+  /** The gsd:section id in the host, also the step file's name. */
+  section: string;
+  /** The section's when atom: `config:<key>`. */
+  when: string;
+  /** Corpus path of the step file. */
+  step: string;
+  into?: string;
+  run?: { agent?: string; command?: string };
+  blocking?: boolean;
+  produces: string[];
+  consumes: string[];
+  onError: 'skip' | 'halt';
+  /** Folder-relative fragment path. */
+  fragment: string;
+  /** Bytes added to the host (stub and its blank line), and bytes of the step file. */
+  stubBytes: number;
+  stepBytes: number;
+}
+
 export interface CorpusIr {
   /** Format version of this IR. */
   version: 1;
   nodes: IrNode[];
+  /** Capabilities composed in, by id. Absent when none. */
+  capabilities?: CapabilityView[];
+  /** Loop point → its contributions in composition order. Absent when none. */
+  composition?: Record<string, ComposedEntry[]>;
 }

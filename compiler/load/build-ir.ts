@@ -9,6 +9,7 @@ import { extractReferences } from './extract-references.ts';
 import { frontmatterPosition, parseMarkdownDocument, type Frontmatter } from './parse-document.ts';
 import { parseSections, type WhenVocabulary } from './parse-sections.ts';
 import { parseOnlyBlocks } from './parse-only-blocks.ts';
+import { parseLoopPoints } from './parse-loop-points.ts';
 import { scanLines } from './scan-lines.ts';
 import type { SourceFile } from './read-source-tree.ts';
 
@@ -134,6 +135,13 @@ function buildNode(
   const only = parseOnlyBlocks(path, lines);
   diagnostics.push(...only.diagnostics);
   base.onlyBlocks = only.blocks;
+  const loop = parseLoopPoints(path, lines);
+  diagnostics.push(...loop.diagnostics);
+  if (loop.points.length > 0) {
+    base.loopPoints = loop.points;
+    // Loop markers never reach a bundle: emit strips them with the section markers.
+    base.markerLines = [...base.markerLines, ...loop.points.map((point) => point.line)].sort((a, b) => a - b);
+  }
   const scanned = SECTIONED_KINDS.has(kind) ? lines : lines.map((line) => (line.kind === 'marker' ? { ...line, kind: 'comment' as const } : line));
   const references = extractReferences(scanned);
   base.edges = [...requiresEdges(parsed.frontmatter, base.frontmatter?.data), ...references.edges].map((edge) => ({ ...edge, resolved: null }));

@@ -78,7 +78,8 @@ function failure(error: unknown, sourceDir: string, stage: string): Diagnostic[]
 
 type Builder = { bundleRuntime?: (options: object) => Promise<RuntimeFile[]> | RuntimeFile[] };
 
-export async function buildCorpusRuntime(sourceDir: string, hookPayloads: Record<string, unknown>, packageRoot: string): Promise<BuiltRuntime> {
+/** `capabilityConfig`: capability config keys the builder merges into the config schema it bundles (none: passed as before). */
+export async function buildCorpusRuntime(sourceDir: string, hookPayloads: Record<string, unknown>, packageRoot: string, capabilityConfig: Record<string, unknown> = {}): Promise<BuiltRuntime> {
   const builder = path.resolve(sourceDir, RUNTIME_BUILDER);
   if (!existsSync(builder)) return { shipsCli: false, files: [], diagnostics: [] };
   let code: string;
@@ -105,7 +106,8 @@ export async function buildCorpusRuntime(sourceDir: string, hookPayloads: Record
       return { shipsCli: true, files: [], diagnostics: [diagnostic(RUNTIME_BUILDER, 1, 1, 'runtime-build', 'expected the builder to export a function bundleRuntime, found none')] };
     }
     const toolchain = { packageRoot, nodePaths: compilerNodePaths(), resolve: resolveFromCompiler };
-    return { shipsCli: true, files: [...(await module.bundleRuntime({ hookPayloads, toolchain }))], diagnostics: [] };
+    const extra = Object.keys(capabilityConfig).length > 0 ? { capabilityConfig } : {};
+    return { shipsCli: true, files: [...(await module.bundleRuntime({ hookPayloads, toolchain, ...extra }))], diagnostics: [] };
   } catch (error) {
     return { shipsCli: true, files: [], diagnostics: failure(error, sourceDir, 'build') };
   }

@@ -29,7 +29,7 @@ export function extractReferences(lines: readonly ScannedLine[]): ExtractedRefer
   const edges: Omit<Edge, 'resolved'>[] = [];
   const spans: RewriteSpan[] = [];
   for (const scanned of lines) {
-    if (scanned.kind === 'marker' || scanned.kind === 'only') continue;
+    if (scanned.kind === 'marker' || scanned.kind === 'only' || scanned.kind === 'loop') continue;
     const { content, line, start } = scanned;
     const at = (index: number) => ({ line, column: index + 1 });
 

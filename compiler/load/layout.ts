@@ -28,6 +28,8 @@ export interface Layout {
   routerPrefix?: string;
   /** Where the dead-settings check finds the config schema, the code that reads config, and the when= predicates. */
   settings?: LayoutSettings;
+  /** The folder of the corpus's own capabilities (<folder>/<id>/capability.json), read by load-capabilities. */
+  capabilities?: string;
   /**
    * Which atoms a marker's when= may name: `predicate-table`, the runtime CLI's
    * own table at `settings.whenPredicates` (a corpus whose runtime selects its
@@ -67,6 +69,7 @@ interface LayoutData {
   cliTable?: string;
   routerPrefix?: string;
   settings?: LayoutSettings;
+  capabilities?: string;
   whenAtoms?: Layout['whenAtoms'];
 }
 
@@ -130,6 +133,7 @@ export function parseLayout(file: string, text: string): { layout: Layout | null
     ...(data.cliTable ? { cliTable: data.cliTable } : {}),
     ...(data.routerPrefix ? { routerPrefix: data.routerPrefix } : {}),
     ...(data.settings ? { settings: data.settings } : {}),
+    ...(data.capabilities ? { capabilities: data.capabilities } : {}),
     whenAtoms: data.whenAtoms ?? 'frozen-vocabulary',
   };
   return diagnostics.length > 0 ? { layout: null, diagnostics } : { layout, diagnostics };

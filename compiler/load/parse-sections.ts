@@ -38,7 +38,7 @@ export interface ParsedSections {
 const ID = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 const ATTRIBUTE = /\s*([A-Za-z][A-Za-z0-9_-]*)\s*=\s*"([^"]*)"\s*/y;
 
-interface MarkerAttribute {
+export interface MarkerAttribute {
   value: string;
   column: number;
 }
@@ -164,8 +164,8 @@ export function parseSections(
   return { sections, markerLines, diagnostics };
 }
 
-/** Attributes by key, or a description of what could not be parsed. */
-function parseAttributes(text: string, offset: number): Map<string, MarkerAttribute> | string {
+/** Attributes by key, or a description of what could not be parsed (shared by the gsd:loop grammar). */
+export function parseAttributes(text: string, offset: number): Map<string, MarkerAttribute> | string {
   const attributes = new Map<string, MarkerAttribute>();
   ATTRIBUTE.lastIndex = 0;
   let position = 0;

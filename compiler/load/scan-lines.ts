@@ -3,8 +3,8 @@
 // and comments suppress each other: inside a fence a comment token is fence
 // content; inside a comment a fence delimiter is comment content.
 
-/** `marker` is a gsd:section line, `only` a gsd:only line (runtime-specific passages). */
-export type LineClass = 'text' | 'fence' | 'comment' | 'marker' | 'only';
+/** `marker` is a gsd:section line, `only` a gsd:only line (runtime-specific passages), `loop` a gsd:loop point. */
+export type LineClass = 'text' | 'fence' | 'comment' | 'marker' | 'only' | 'loop';
 
 export interface ScannedLine {
   /** 1-based line number in the file. */
@@ -91,6 +91,7 @@ function directiveKind(trimmed: string): LineClass {
   const inner = commentInner(trimmed);
   if (/^\/?gsd:section(?:\s|$)/.test(inner)) return 'marker';
   if (/^\/?gsd:only(?:\s|$)/.test(inner)) return 'only';
+  if (/^\/?gsd:loop(?:\s|$)/.test(inner)) return 'loop';
   return 'comment';
 }
 

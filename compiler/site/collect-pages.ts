@@ -5,6 +5,7 @@ import type { Page, SiteContext } from './site-types.ts';
 import { compare } from './site-context.ts';
 import { agentPage } from './pages/agent-page.ts';
 import { budgetsPage } from './pages/budgets-page.ts';
+import { capabilityPages } from './pages/capability-pages.ts';
 import { commandPage } from './pages/command-page.ts';
 import { documentPage } from './pages/document-page.ts';
 import { indexPage } from './pages/index-page.ts';
@@ -26,6 +27,6 @@ function nodePage(context: SiteContext, node: IrNode): Page {
 
 export function collectPages(context: SiteContext): Page[] {
   const nodePages = [...context.byId.values()].map((node) => nodePage(context, node));
-  const pages = [indexPage(context, nodePages), runtimesPage(context), budgetsPage(context), ...nodePages];
+  const pages = [indexPage(context, nodePages), runtimesPage(context), budgetsPage(context), ...capabilityPages(context), ...nodePages];
   return pages.sort((a, b) => compare(a.path, b.path));
 }

@@ -19,6 +19,7 @@ const NAVIGATION: [string, string][] = [
   ['Agents', 'index.html#agents'],
   ['Runtimes', 'runtimes.html'],
   ['Budgets', 'budgets.html'],
+  ['Loop points', 'loop-points.html'],
 ];
 
 /** A rehype plugin: wraps the rendered page body in the site's document. */

@@ -13,6 +13,11 @@ scan('should see a marker outside fences and comments', () => {
   assert.equal(kinds(`x\n${OPEN}\ny\n${CLOSE}\n`), ['text', 'marker', 'text', 'marker']);
 });
 
+scan('should see a gsd:loop point outside fences and comments, and not upstream\'s gsd:loop-host header', () => {
+  const LOOP = '<!-- gsd:loop point="plan:pre" roles="planner" -->';
+  assert.equal(kinds(`${LOOP}\n\`\`\`\n${LOOP}\n\`\`\`\n<!-- gsd:loop-host points: plan:pre -->\n<!--\n${LOOP}\n`), ['loop', 'fence', 'fence', 'fence', 'comment', 'comment', 'comment']);
+});
+
 scan('should treat marker lines inside ``` and ~~~ fences as fence content', () => {
   assert.equal(kinds(`\`\`\`md\n${OPEN}\n\`\`\`\n~~~\n${CLOSE}\n~~~\n`), ['fence', 'fence', 'fence', 'fence', 'fence', 'fence']);
 });

@@ -18,7 +18,7 @@ site('should build the site into the --out folder and say where', () => {
   const { dir, result } = builtSite();
   assert.is(result.status, 0, result.stderr);
   assert.match(result.stdout, /^built the site, \d+ pages and \d+ other files \(\d+ bytes\), into .* in \d+ ms/);
-  for (const file of ['index.html', 'runtimes.html', 'budgets.html', 'search-index.js', 'assets/search.js', 'assets/site.css']) assert.ok(existsSync(path.join(dir, file)), file);
+  for (const file of ['index.html', 'runtimes.html', 'budgets.html', 'loop-points.html', 'capabilities/nyquist-validation.html', 'search-index.js', 'assets/search.js', 'assets/site.css']) assert.ok(existsSync(path.join(dir, file)), file);
 });
 
 site('should resolve every internal link and fragment, with relative URLs only', () => {
@@ -61,6 +61,16 @@ site('should give every IR node a page, and every page a way in from the index',
     }
   }
   assert.equal([...all.keys()].filter((file) => !reached.has(file)), []);
+});
+
+site('should show what each capability contributes at each loop point', () => {
+  const { dir } = builtSite();
+  const page = readFileSync(path.join(dir, 'loop-points.html'), 'utf8');
+  const row = page.slice(page.indexOf('<code>plan:post</code>'), page.indexOf('<code>execute:pre</code>'));
+  assert.match(row, /href="capabilities\/nyquist-validation\.html">nyquist-validation<\/a> \(contribution\)/);
+  const capability = readFileSync(path.join(dir, 'capabilities/nyquist-validation.html'), 'utf8');
+  assert.match(capability, /<code>workflow\.nyquist_validation<\/code>/);
+  assert.match(capability, /<code>nyquist-validation-plan-post<\/code>/);
 });
 
 site('should list every page in the search index', () => {

@@ -19,6 +19,7 @@ import { deflateSync } from 'fflate';
 import AjvModule from 'ajv';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import { AJV_OPTIONS, stripDocs } from './config/ajv-options.ts';
+import { mergeCapabilityConfig, type CapabilityKeySpec } from './config/capability-config.ts';
 import { TABLE } from './cli/table.ts';
 
 export interface BundledFile {
@@ -100,9 +101,14 @@ const Ajv = ((AjvModule as unknown as { default?: AjvCtor }).default ?? AjvModul
 type Standalone = (ajv: unknown, fn: unknown) => string;
 const standaloneCode = ((standaloneModule as unknown as { default?: Standalone }).default ?? standaloneModule) as unknown as Standalone;
 
-/** ajv standalone validator for schemas/config.schema.json, as an ES module. */
-export async function configValidatorSource(): Promise<string> {
-  const schema = stripDocs(JSON.parse(await readFile(schemaFile(), 'utf8')));
+/** schemas/config.schema.json with the capabilities' config keys, without its documentation. */
+async function configSchema(capabilityConfig: Readonly<Record<string, CapabilityKeySpec>>): Promise<unknown> {
+  return stripDocs(mergeCapabilityConfig(JSON.parse(await readFile(schemaFile(), 'utf8')), capabilityConfig));
+}
+
+/** ajv standalone validator for schemas/config.schema.json (and capability keys), as an ES module. */
+export async function configValidatorSource(capabilityConfig: Readonly<Record<string, CapabilityKeySpec>> = {}): Promise<string> {
+  const schema = await configSchema(capabilityConfig);
   const ajv = new Ajv({ ...AJV_OPTIONS, code: { source: true, esm: true } });
   const code = standaloneCode(ajv, ajv.compile(schema));
   const body = `${code}\nexport const validateConfigShape = validate;\n`;
@@ -110,7 +116,7 @@ export async function configValidatorSource(): Promise<string> {
   return min;
 }
 
-function runtimePlugins(validator: string): Plugin[] {
+function runtimePlugins(validator: string, capabilityConfig: Readonly<Record<string, CapabilityKeySpec>>): Plugin[] {
   return [
     {
       name: 'gsd-config-validator',
@@ -119,7 +125,7 @@ function runtimePlugins(validator: string): Plugin[] {
         // A fixed name, not a path: the module key stays the same wherever the tree is.
         b.onResolve({ filter: /[\\/]schemas[\\/]config\.schema\.json$/ }, () => ({ path: 'config.schema.json', namespace: 'gsd-schema' }));
         b.onLoad({ filter: /.*/, namespace: 'gsd-schema' }, async () => ({
-          contents: JSON.stringify(stripDocs(JSON.parse(await readFile(schemaFile(), 'utf8')))),
+          contents: JSON.stringify(await configSchema(capabilityConfig)),
           loader: 'json',
         }));
       },
@@ -226,12 +232,13 @@ const memo = new Map<string, Promise<BundledFile[]>>();
  * Memoised per table for the process; pass `{ fresh: true }` to rebuild after
  * sources change.
  */
-export function bundleRuntime(opts: { fresh?: boolean; hookPayloads?: Record<string, unknown>; toolchain?: Toolchain } = {}): Promise<BundledFile[]> {
+export function bundleRuntime(opts: { fresh?: boolean; hookPayloads?: Record<string, unknown>; toolchain?: Toolchain; capabilityConfig?: Record<string, CapabilityKeySpec> } = {}): Promise<BundledFile[]> {
   toolchain = opts.toolchain ?? ownToolchain;
-  const key = `${toolchain.packageRoot}\n${opts.hookPayloads ? JSON.stringify(opts.hookPayloads) : ''}`;
+  const capabilityConfig = opts.capabilityConfig ?? {};
+  const key = `${toolchain.packageRoot}\n${opts.hookPayloads ? JSON.stringify(opts.hookPayloads) : ''}\u0000${JSON.stringify(capabilityConfig)}`;
   let built = memo.get(key);
   if (!built || opts.fresh) {
-    built = bundleAll(opts.hookPayloads);
+    built = bundleAll(opts.hookPayloads, capabilityConfig);
     memo.set(key, built);
   }
   return built;
@@ -333,10 +340,10 @@ ${payload}
 `;
 }
 
-async function bundleAll(hookPayloads: Record<string, unknown> | undefined): Promise<BundledFile[]> {
+async function bundleAll(hookPayloads: Record<string, unknown> | undefined, capabilityConfig: Readonly<Record<string, CapabilityKeySpec>>): Promise<BundledFile[]> {
   // The hooks carry a payload table in every build: the one given, or this repository's, read now.
   const payloads = hookPayloads ?? (await import('../hooks/lib/payload-table.ts')).PAYLOADS;
-  const validator = await configValidatorSource();
+  const validator = await configValidatorSource(capabilityConfig);
   const code = await one(
     {
       stdin: {
@@ -345,7 +352,7 @@ async function bundleAll(hookPayloads: Record<string, unknown> | undefined): Pro
         sourcefile: 'gsd-tools-entry.ts',
         loader: 'ts',
       },
-      plugins: [...runtimePlugins(validator), splitInstaller],
+      plugins: [...runtimePlugins(validator, capabilityConfig), splitInstaller],
       // import() of the installer becomes require(): the CLI runs in a vm.Script, which has no module loader.
       supported: { 'dynamic-import': false },
       charset: 'ascii',
@@ -366,7 +373,7 @@ async function bundleAll(hookPayloads: Record<string, unknown> | undefined): Pro
       // cannot follow, and a CommonJS package (yaml's node entry) would carry its path relative
       // to this tree into the output, so the same sources would bundle differently elsewhere.
       mainFields: ['module', 'main'],
-      plugins: [...runtimePlugins(validator), yamlEsm],
+      plugins: [...runtimePlugins(validator, capabilityConfig), yamlEsm],
     },
     'gsd-install',
   );
@@ -385,7 +392,7 @@ async function bundleAll(hookPayloads: Record<string, unknown> | undefined): Pro
       {
         entryPoints: [path.join(HOOKS_DIR, hook.entry)],
         banner: { js: `#!/usr/bin/env node\n// ${hook.id}: GSD hook. Generated by gsd-build from source/hooks/${hook.entry}; do not edit.` },
-        plugins: [...runtimePlugins(validator), inlineWasm, payloadTable(hookTable)],
+        plugins: [...runtimePlugins(validator, capabilityConfig), inlineWasm, payloadTable(hookTable)],
       },
       hook.id,
     );
@@ -400,7 +407,7 @@ async function bundleAll(hookPayloads: Record<string, unknown> | undefined): Pro
         entryPoints: [path.join(HOOKS_DIR, spec.dispatcher)],
         // A program in the runtime's hook folder, whose mode the landing policy fixes at 0755 like every hook script.
         banner: { js: `#!/usr/bin/env node\n// ${name}: GSD's hook dispatcher for ${id}. Generated by gsd-build from source/hooks/${spec.dispatcher}; do not edit.` },
-        plugins: [...runtimePlugins(validator), payloadTable({ [id]: spec })],
+        plugins: [...runtimePlugins(validator, capabilityConfig), payloadTable({ [id]: spec })],
       },
       name,
     );

@@ -23,6 +23,7 @@ const FAMILIES: Record<string, () => Promise<HandlerModule>> = {
   'config-new-project': () => import('./commands/config.ts'),
   'resolve-model': () => import('./commands/config.ts'),
   'agent-skills': () => import('./commands/config.ts'),
+  capability: () => import('./commands/capability.ts'),
   state: () => import('./commands/state.ts'),
   roadmap: () => import('./commands/roadmap.ts'),
   phase: () => import('./commands/phase.ts'),

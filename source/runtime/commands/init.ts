@@ -193,6 +193,7 @@ function facts(ic: InitContext): Facts {
     gitCreateTag: () => getPath(ic.resolved, 'git.create_tag') !== false,
     contextWindow: () => Number(ic.resolved.context_window ?? 0),
     needsCodebaseMap: () => brownfield(ic).needs_codebase_map,
+    config: (key) => getPath(ic.resolved, key),
   };
 }
 

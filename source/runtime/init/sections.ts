@@ -2,11 +2,14 @@
 // against this invocation's facts. The atoms our corpus uses, each a subset of
 // the frozen when= vocabulary (compiler/data/when-vocabulary.json), have one
 // predicate here (the build warns about one no marker uses: when-atom-unused);
-// a manifest that names any other atom fails closed with file:line.
+// a manifest that names any other atom fails closed with file:line. Composed
+// capabilities add `config:<key>` atoms: true when that boolean config key
+// (defaults included) is true; a key the bundled schema lacks fails closed too.
 import path from 'node:path';
 import { CliError, FileFormatError } from '../core/errors.ts';
 import { readTextIfExists } from '../core/fs.ts';
 import { parseJson } from '../core/json.ts';
+import { schemaFor } from '../config/config.ts';
 
 /** Facts are computed lazily: only the atoms a workflow uses are evaluated. */
 export interface Facts {
@@ -18,6 +21,8 @@ export interface Facts {
   gitCreateTag(): boolean;
   contextWindow(): number;
   needsCodebaseMap(): boolean;
+  /** A resolved config value (defaults included), for config:<key> atoms. */
+  config(key: string): unknown;
 }
 
 /** From this many tokens of context window, workflows give agents whole phases instead of lean file lists. */
@@ -94,7 +99,7 @@ export function selectSections(coreDir: string, workflow: string, facts: Facts):
   if (!manifest || !Object.prototype.hasOwnProperty.call(manifest.workflows, workflow)) return null;
   const out: SectionSelection = { workflow, included: [], excluded: [], read: [] };
   for (const e of manifest.workflows[workflow]!) {
-    const predicate = Object.prototype.hasOwnProperty.call(WHEN_PREDICATES, e.when) ? WHEN_PREDICATES[e.when] : undefined;
+    const predicate = e.when.startsWith('config:') ? configPredicate(e.when.slice('config:'.length)) : Object.prototype.hasOwnProperty.call(WHEN_PREDICATES, e.when) ? WHEN_PREDICATES[e.when] : undefined;
     if (!predicate) {
       const wfAt = manifest.text.indexOf(`"${workflow}"`);
       throw new FileFormatError(
@@ -109,4 +114,9 @@ export function selectSections(coreDir: string, workflow: string, facts: Facts):
     } else out.excluded.push(e.id);
   }
   return out;
+}
+
+/** A capability's toggle: its boolean config key is true. Null (fail closed) for a key the schema does not type as boolean. */
+function configPredicate(key: string): ((f: Facts) => boolean) | undefined {
+  return schemaFor(key)?.type === 'boolean' ? (f) => f.config(key) === true : undefined;
 }

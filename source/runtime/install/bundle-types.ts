@@ -53,5 +53,19 @@ export interface BundleManifest {
   root: string;
   /** Variables that move the root, first set wins. */
   env: string[];
+  /** Capabilities composed in (absent when none): where each came from and the digest of its folder. */
+  capabilities?: ManifestCapability[];
   files: ManifestFile[];
+}
+
+export interface ManifestCapability {
+  id: string;
+  version: string;
+  origin: 'first-party' | 'third-party';
+  /** The folder or npm package as the build was given it. */
+  source: string;
+  /** sha256 over the capability folder's files. */
+  digest: string;
+  /** Whether it brings hooks of its own (executable code, installed only with consent). */
+  hooks: boolean;
 }

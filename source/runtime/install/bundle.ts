@@ -50,6 +50,13 @@ export function checkManifest(value: unknown, label: string): BundleManifest {
   const rootWhy = unsafePath(m.root as string);
   if (rootWhy) throw bad(`"root" has ${rootWhy}`);
   if (!Array.isArray(m.env) || !m.env.every((name) => typeof name === 'string' && /^[A-Z][A-Z0-9_]*$/.test(name))) throw bad('"env" is not a list of variable names');
+  if (m.capabilities !== undefined) {
+    const ok = Array.isArray(m.capabilities) && m.capabilities.every((c: unknown) => {
+      const entry = c as Record<string, unknown> | null;
+      return !!entry && ['id', 'version', 'source', 'digest'].every((key) => typeof entry[key] === 'string') && (entry.origin === 'first-party' || entry.origin === 'third-party') && typeof entry.hooks === 'boolean';
+    });
+    if (!ok) throw bad('"capabilities" is not a list of {id, version, origin, source, digest, hooks}');
+  }
   if (!Array.isArray(m.files)) throw bad('"files" is not a list');
   const seen = new Set<string>();
   for (const file of m.files as Record<string, unknown>[]) {

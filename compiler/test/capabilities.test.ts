@@ -1,0 +1,158 @@
+// Capabilities composed into loop points: order, the composed text, where
+// findings on composed text land, third-party rules, and the version ranges
+// of engines.gsd. Each test builds a small corpus in a temporary folder.
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { formatDiagnostic } from '../diagnostics.ts';
+import { compile, emitBundles, errorsOf } from '../pipeline.ts';
+import { satisfies } from '../util/semver.ts';
+import { suite, assert } from './harness.ts';
+import { temporaryDir } from './fixture-support.ts';
+
+const caps = suite('capabilities');
+
+// Loop markers sit right after a text line and before a blank one, as in the corpus.
+const SHIP = '# Ship\n<!-- gsd:loop point="ship:pre" roles="orchestrator" -->\n\nShip it.\n<!-- gsd:loop point="ship:post" roles="orchestrator" -->\n\nDone.\n';
+
+function write(root: string, files: Record<string, string>): string {
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    writeFileSync(path.join(root, file), text);
+  }
+  return root;
+}
+
+function capability(id: string, entry: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): string {
+  const key = `${id}.enabled`;
+  return `${JSON.stringify(
+    {
+      id,
+      version: '1.2.0',
+      engines: { gsd: '^0.1.0' },
+      description: `The ${id} capability.`,
+      config: { [key]: { type: 'boolean', default: false, description: 'On.' } },
+      contributions: [{ kind: 'contribution', point: 'ship:pre', into: 'orchestrator', fragment: 'fragments/f.md', when: key, ...entry }],
+      ...extra,
+    },
+    null,
+    2,
+  )}\n`;
+}
+
+function corpus(files: Record<string, string>): string {
+  return write(path.join(temporaryDir('caps'), 'source'), { 'gsd-core/workflows/ship.md': SHIP, ...files });
+}
+
+async function findings(sourceDir: string, options: Parameters<typeof compile>[0]['capabilities'] = []): Promise<string[]> {
+  const compiled = await compile({ sourceDir, capabilities: options });
+  return compiled.diagnostics.map((d) => formatDiagnostic(d));
+}
+
+caps('should order contributions at a point producers first, then by capability id', async () => {
+  const source = corpus({
+    'capabilities/zeta/capability.json': capability('zeta', { produces: ['NOTES.md'] }),
+    'capabilities/zeta/fragments/f.md': 'Write NOTES.md.\n',
+    'capabilities/alpha/capability.json': capability('alpha', { consumes: ['NOTES.md'] }),
+    'capabilities/alpha/fragments/f.md': 'Read NOTES.md.\n',
+    'capabilities/beta/capability.json': capability('beta'),
+    'capabilities/beta/fragments/f.md': 'Say hello.\n',
+  });
+  const compiled = await compile({ sourceDir: source });
+  assert.equal(compiled.diagnostics.map((d) => formatDiagnostic(d)), []);
+  assert.equal(compiled.ir.composition!['ship:pre']!.map((entry) => entry.capability), ['beta', 'zeta', 'alpha']);
+  assert.equal(compiled.ir.composition!['ship:pre']!.map((entry) => entry.when), ['config:beta.enabled', 'config:zeta.enabled', 'config:alpha.enabled']);
+  const { bundles } = emitBundles(compiled, [{ target: 'claude', scope: 'global' }]);
+  const tree = bundles.get('claude/global')!;
+  const host = String(tree.get('.claude/gsd-core/workflows/ship.md')!.contents);
+  const stub = (id: string) =>
+    `When \`section_manifest\` is null or lists \`${id}-ship-pre\` as included, read and\nfollow \`~/.claude/gsd-core/workflows/ship/steps/${id}-ship-pre.md\` (capability ${id}, ship:pre);\notherwise skip it and do not read the file.\n`;
+  assert.is(host, `# Ship\n\n${stub('beta')}\n${stub('zeta')}\n${stub('alpha')}\nShip it.\n\nDone.\n`);
+  const step = String(tree.get('.claude/gsd-core/workflows/ship/steps/alpha-ship-pre.md')!.contents);
+  assert.is(step, '<!-- From capability alpha 1.2.0 (fragments/f.md), composed at ship:pre by gsd-build. -->\nDo what follows yourself, at this point of the workflow. If this cannot be done (a tool or file is missing), say so and go on.\n\nRead NOTES.md.\n');
+  const manifest = JSON.parse(String(tree.get('.claude/gsd-core/workflows/section-manifest.json')!.contents)) as { workflows: Record<string, { id: string; when: string }[]> };
+  assert.equal(manifest.workflows['ship']!.map((entry) => `${entry.id} ${entry.when}`), ['beta-ship-pre config:beta.enabled', 'zeta-ship-pre config:zeta.enabled', 'alpha-ship-pre config:alpha.enabled']);
+  const list = JSON.parse(String(tree.get('.claude/gsd-core/capabilities.json')!.contents)) as { capabilities: { id: string; origin: string }[] };
+  assert.equal(list.capabilities.map((entry) => `${entry.id} ${entry.origin}`), ['alpha first-party', 'beta first-party', 'zeta first-party']);
+});
+
+caps('should compose byte-identically from CRLF sources and twice in a row', async () => {
+  const files = { 'capabilities/beta/capability.json': capability('beta'), 'capabilities/beta/fragments/f.md': 'Say hello.\n' };
+  const text = async (source: string) => {
+    const compiled = await compile({ sourceDir: source });
+    const tree = emitBundles(compiled, [{ target: 'codex', scope: 'local' }]).bundles.get('codex/local')!;
+    return [...tree].filter(([file]) => file.includes('workflows/ship')).map(([file, entry]) => `${file}\n${String(entry.contents)}`).join('\n');
+  };
+  const plain = await text(corpus(files));
+  assert.is(await text(corpus(files)), plain);
+  const crlf = Object.fromEntries(Object.entries({ 'gsd-core/workflows/ship.md': SHIP, ...files }).map(([file, body]) => [file, body.replace(/\n/g, '\r\n')]));
+  assert.is(await text(corpus(crlf)), plain);
+});
+
+caps('should put findings on composed text on the fragment and on the host line as written', async () => {
+  const source = corpus({
+    'gsd-core/workflows/ship.md': SHIP.replace('Done.', 'Done: see /gsd-nowhere.'),
+    'capabilities/beta/capability.json': capability('beta'),
+    'capabilities/beta/fragments/f.md': 'Say hello,\nthen run /gsd-missing-command.\n',
+  });
+  assert.equal(await findings(source), [
+    'capabilities/beta/fragments/f.md:2:10: error ref-command-unknown expected the name of a command in commands/gsd/, found "missing-command"',
+    'gsd-core/workflows/ship.md:7:11: error ref-command-unknown expected the name of a command in commands/gsd/, found "nowhere"',
+  ]);
+});
+
+caps('should refuse a third-party capability that takes a first-party id, and one made for another gsd-build', async () => {
+  const source = corpus({ 'capabilities/beta/capability.json': capability('beta'), 'capabilities/beta/fragments/f.md': 'Hello.\n' });
+  const outside = write(temporaryDir('caps-third'), {
+    'beta/capability.json': capability('beta'),
+    'beta/fragments/f.md': 'Hello.\n',
+    'later/capability.json': capability('later', {}, { engines: { gsd: '>=1.0.0 <2.0.0' } }),
+    'later/fragments/f.md': 'Hello.\n',
+  });
+  assert.equal(
+    await findings(source, [
+      { dir: path.join(outside, 'beta'), display: 'vendor/beta', origin: 'third-party' },
+      { dir: path.join(outside, 'later'), display: 'vendor/later', origin: 'third-party' },
+    ]),
+    [
+      'vendor/beta/capability.json:1:1: error capability-clash expected a capability id not taken, found "beta" already defined by first-party capabilities/beta',
+      'vendor/later/capability.json:5:12: error capability-engines expected engines.gsd to admit gsd-build 0.1.0, found ">=1.0.0 <2.0.0"',
+    ],
+  );
+});
+
+caps('should follow a symlink that stays inside the folder and refuse one that leads out', async () => {
+  const source = corpus({ 'capabilities/beta/capability.json': capability('beta'), 'capabilities/beta/shared/text.md': 'Hello.\n', 'secret.md': 'Secret.\n' });
+  mkdirSync(path.join(source, 'capabilities/beta/fragments'));
+  symlinkSync('../shared/text.md', path.join(source, 'capabilities/beta/fragments/f.md'));
+  const compiled = await compile({ sourceDir: source });
+  assert.equal(errorsOf(compiled.diagnostics).map((d) => formatDiagnostic(d)), []);
+  assert.ok(compiled.ir.nodes.some((node) => node.path === 'gsd-core/workflows/ship/steps/beta-ship-pre.md' && node.text.endsWith('Hello.\n')));
+  symlinkSync(path.join(source, 'secret.md'), path.join(source, 'capabilities/beta/fragments/leak.md'));
+  assert.equal(await findings(source), ['capabilities/beta/fragments/leak.md:1:1: error capability-path expected a symlink that stays inside the capability folder, found one leading out of it']);
+});
+
+caps('should refuse a contribution into a role that does not act at its point', async () => {
+  const source = corpus({ 'capabilities/beta/capability.json': capability('beta', { into: 'executor' }), 'capabilities/beta/fragments/f.md': 'Hello.\n' });
+  assert.equal(await findings(source), ['capabilities/beta/capability.json:16:5: error loop-unknown-role expected a role that acts at ship:pre (orchestrator), found "executor"']);
+});
+
+caps('should match engines.gsd ranges: comparators, ^, ~, and alternatives', () => {
+  const cases: [string, string, boolean | null][] = [
+    ['0.1.0', '>=0.1.0 <1.0.0', true],
+    ['1.0.0', '>=0.1.0 <1.0.0', false],
+    ['0.1.5', '^0.1.0', true],
+    ['0.2.0', '^0.1.0', false],
+    ['1.4.0', '^1.2.0', true],
+    ['1.2.9', '~1.2.0', true],
+    ['1.3.0', '~1.2.0', false],
+    ['0.1.0-rc.1', '>=0.1.0', false],
+    ['2.0.0', '<1.0.0 || >=2.0.0', true],
+    ['0.1.0', '0.1.0', true],
+    ['0.1.0', 'latest', null],
+    ['0.1.0', '>=0.1', null],
+    ['0.1.0', '>=0.1.0 ||', null],
+  ];
+  for (const [version, range, expected] of cases) assert.is(satisfies(version, range), expected, `${version} in "${range}"`);
+});
+
+caps.run();
