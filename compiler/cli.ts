@@ -6,7 +6,7 @@ import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { formatDiagnostic, type Diagnostic } from './diagnostics.ts';
 import { allBundles, compile, emitBundles, errorsOf, REPO_ROOT, type BundleSelection, type Compiled } from './pipeline.ts';
-import { layoutNames } from './load/layout.ts';
+import { layoutNames, parseLayout, type Layout } from './load/layout.ts';
 import { writeTrees } from './write/write-tree.ts';
 import { compareWithGolden, formatGoldenFinding, goldenTrees, readGoldenFiles } from './golden/compare-golden.ts';
 import { compareWithBaseline, loadBudgets } from './check/check-budgets.ts';
@@ -36,10 +36,12 @@ Options:
   --target <id>     a target in targets/ (repeatable)
   --scope <scope>   global or local (default: both the target defines)
   --all             every target and scope
-  --source <dir>    a GSD-layout source tree (default: ./source)
+  --source <dir>    a GSD-layout source tree (default: ./source, else the corpus
+                    that ships with gsd-build)
   --out <dir>       output root (default: ./dist)
   --targets <dir>   target definitions (default: the project's targets/)
-  --layout <name>   how to read the source tree (compiler/data/layouts; detected by default)
+  --layout <name>   how to read the source tree: a built-in layout (compiler/data/layouts;
+                    detected by default) or a layout file (schemas/layout.schema.json)
 
 Other verbs: check, ir, budgets, matrix, site, release, keygen, install (gsd-build <verb> --help).`,
   check: `Usage: gsd-build check [--update] [--source <dir>] [--golden <dir>]
@@ -161,6 +163,16 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
   }
 }
 
+/**
+ * --source, else ./source when the current folder has one (a checkout of this
+ * repository or a fork of it), else the corpus that ships with gsd-build.
+ */
+function sourceOf(values: { source?: string | undefined }): string {
+  if (values.source !== undefined) return values.source;
+  if (existsSync('source')) return 'source';
+  return path.relative(process.cwd(), path.join(REPO_ROOT, 'source')) || 'source';
+}
+
 function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
   try {
     return parseArgs({ args, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: false, strict: true }).values;
@@ -170,15 +182,28 @@ function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[]
 }
 
 async function compileFrom(values: { source?: string | undefined; targets?: string | undefined; layout?: string | undefined }, io: Io): Promise<Compiled | null> {
-  const sourceDir = values.source ?? 'source';
-  if (values.layout !== undefined && !layoutNames().includes(values.layout)) throw new UsageError(`expected --layout ${layoutNames().join(' or ')}, found "${values.layout}"`);
-  const compiled = await compile({ sourceDir, targetsDir: values.targets ?? DEFAULT_TARGETS_DIR, ...(values.layout ? { layout: values.layout } : {}) });
+  const sourceDir = sourceOf(values);
+  let layout: string | Layout | undefined = values.layout;
+  let layoutFile = values.layout === undefined || layoutNames().includes(values.layout) ? undefined : values.layout;
+  if (layoutFile !== undefined) {
+    // Not a built-in name: a layout file of the user's, checked against schemas/layout.schema.json.
+    if (!existsSync(layoutFile)) throw new UsageError(`expected --layout ${layoutNames().join(' or ')} or a layout file, found "${layoutFile}" (no such file)`);
+    const parsed = parseLayout(layoutFile, await readFile(layoutFile, 'utf8'));
+    if (!parsed.layout) {
+      parsed.diagnostics.forEach((d) => io.err(formatDiagnostic(d)));
+      io.err(`${parsed.diagnostics.length} error(s) in the layout; nothing was written.`);
+      return null;
+    }
+    layout = parsed.layout;
+  }
+  const compiled = await compile({ sourceDir, targetsDir: values.targets ?? DEFAULT_TARGETS_DIR, ...(layout ? { layout } : {}) });
+  layoutFile ??= `compiler/data/layouts/${compiled.layout}.json`;
   const targetsDisplay = values.targets ?? (path.relative(process.cwd(), DEFAULT_TARGETS_DIR) || 'targets');
   const findings = [...compiled.targetDiagnostics.map((d) => formatDiagnostic(d, targetsDisplay)), ...compiled.diagnostics.map((d) => formatDiagnostic(d, sourceDir))];
   findings.forEach((line) => io.err(line));
   const errors = errorsOf(compiled.targetDiagnostics).length + errorsOf(compiled.diagnostics).length;
   const warnings = compiled.diagnostics.length - errorsOf(compiled.diagnostics).length;
-  if (warnings > 0) io.err(`${warnings} warning(s) (defects of the ${compiled.layout} corpus that its layout declares; see compiler/data/layouts/${compiled.layout}.json)`);
+  if (warnings > 0) io.err(`${warnings} warning(s) (defects of the ${compiled.layout} corpus that its layout declares; see ${layoutFile})`);
   if (errors > 0) {
     io.err(`${errors} error(s); nothing was written.`);
     return null;
@@ -219,7 +244,7 @@ async function runBuild(args: string[], io: Io): Promise<number> {
   await writeTrees(outRoot, bundles);
   const files = [...bundles.values()].reduce((sum, tree) => sum + tree.size, 0);
   io.out(`built ${bundles.size} bundle(s), ${files} files, into ${outRoot}/ in ${Math.round(performance.now() - started)} ms: ${[...bundles.keys()].join(', ')}`);
-  if (!compiled.shipsRuntimeCli) io.out(`note: ${values.source ?? 'source'} ships no runtime CLI (no runtime/build.ts): its bundles carry no gsd-tools`);
+  if (!compiled.shipsRuntimeCli) io.out(`note: ${sourceOf(values)} ships no runtime CLI (no runtime/build.ts): its bundles carry no gsd-tools`);
   for (const target of compiled.targets) {
     if (!selections.some((selection) => selection.target === target.definition.id)) continue;
     for (const [scope, reason] of Object.entries(target.definition.unsupportedScopes ?? {})) io.out(`note: ${target.definition.id} has no ${scope} scope: ${reason}`);
@@ -336,7 +361,7 @@ async function runBudgets(args: string[], io: Io): Promise<number> {
     baseline.diagnostics.forEach((d) => io.err(formatDiagnostic(d)));
     if (!baseline.loaded) return 1;
     const loosened = compareWithBaseline(baseline.loaded.budgets, compiled.budgets);
-    loosened.forEach((d) => io.err(formatDiagnostic(d, values.source ?? 'source')));
+    loosened.forEach((d) => io.err(formatDiagnostic(d, sourceOf(values))));
     if (loosened.length > 0) return 1;
   }
   return 0;
@@ -555,7 +580,7 @@ async function runSite(args: string[], io: Io): Promise<number> {
   const started = performance.now();
   const compiled = await compileFrom(values, io);
   if (!compiled) return 1;
-  const profilesPath = path.join(values.source ?? 'source', 'runtime', 'model-profiles.json');
+  const profilesPath = path.join(sourceOf(values), 'runtime', 'model-profiles.json');
   let modelProfiles: unknown = null;
   if (existsSync(profilesPath)) {
     try {

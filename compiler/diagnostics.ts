@@ -5,6 +5,7 @@
 export const DIAGNOSTIC_CODES = {
   'source-encoding': 'a source file is not valid UTF-8',
   'layout-unknown': 'a file sits where no corpus family is defined',
+  'layout-schema': 'a layout file (--layout FILE, compiler/data/layouts/) is not JSON matching schemas/layout.schema.json, has a pattern that is no regular expression, or keys a warning by no diagnostic code',
   'frontmatter-missing': 'a command or agent has no YAML frontmatter',
   'frontmatter-yaml': 'frontmatter is not valid YAML',
   'frontmatter-schema': 'frontmatter does not match its JSON schema',

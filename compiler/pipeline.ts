@@ -18,6 +18,7 @@ import { checkBudgets, loadBudgets, measureBudgets, type BudgetRow, type LoadedB
 import { checkEmittedPaths, checkLimits, foreignRoots } from './check/check-emitted.ts';
 import { checkOnlyBlocks } from './check/check-only-blocks.ts';
 import { checkCliCalls, type CommandTable } from './check/check-cli-calls.ts';
+import { loadShellParser } from './load/cli-calls.ts';
 import { checkOrphanReferences, checkUnreadConfigKeys, checkUnusedWhenAtoms, predicateAtoms, type SettingsSources } from './check/check-dead-settings.ts';
 import type { WhenVocabulary } from './load/parse-sections.ts';
 import { checkShellLiterals } from './check/check-shell-literals.ts';
@@ -48,8 +49,8 @@ export function whenVocabulary(files: readonly { path: string; bytes: Uint8Array
 export interface CompileOptions {
   sourceDir: string;
   targetsDir?: string;
-  /** A layout name from compiler/data/layouts; detected from the tree when absent. */
-  layout?: string;
+  /** A layout name from compiler/data/layouts, or a parsed layout (--layout FILE); detected from the tree when absent. */
+  layout?: string | Layout;
 }
 
 export interface Compiled {
@@ -77,7 +78,7 @@ export interface Compiled {
 /** load + check: everything that does not depend on a target. */
 export async function compile(options: CompileOptions): Promise<Compiled> {
   const files = await readSourceTree(options.sourceDir);
-  const layout = options.layout ? loadLayout(options.layout) : detectLayout(new Set(files.map((file) => file.path)));
+  const layout = typeof options.layout === 'string' ? loadLayout(options.layout) : (options.layout ?? detectLayout(new Set(files.map((file) => file.path))));
   const { ir, assets, diagnostics } = buildIr(files, whenVocabulary(files, layout), layout);
   const { targets, diagnostics: targetDiagnostics } = await loadTargets(options.targetsDir);
   let budgets: LoadedBudgets | null = null;
@@ -96,6 +97,8 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     hooks = loaded.hooks;
     diagnostics.push(...loaded.diagnostics);
   }
+  // The CLI-call and shell-literal checks read shell with tree-sitter-bash.
+  await loadShellParser();
   diagnostics.push(
     ...checkFrontmatter(ir.nodes),
     ...checkReferences(ir.nodes),

@@ -6,7 +6,7 @@
 // agent's to fill and are not checked.
 import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { IrNode } from '../ir/types.ts';
-import { splitLines } from '../load/scan-lines.ts';
+import { cliCalls, type ShellWord } from '../load/cli-calls.ts';
 import { validateInvocation } from '../../source/runtime/cli/parse.ts';
 import type { CommandTable as RuntimeTable } from '../../source/runtime/cli/table.ts';
 
@@ -35,39 +35,27 @@ export interface CommandTable {
   commands: Record<string, CommandSpec>;
 }
 
-/** `node "<root>/gsd-core/bin/gsd-tools.cjs" <verb> …`, the form the corpus uses. */
-const INVOCATION = /gsd-tools\.cjs["']?\s+(.*)$/;
-
 /** What literal values may name: the predicates come from the caller (config schema, template nodes). */
 export interface CliReferents {
   isConfigKey: (key: string) => boolean;
   templates: ReadonlySet<string>;
 }
 
+/** Needs the shell parser loaded (loadShellParser, load/cli-calls.ts). */
 export function checkCliCalls(nodes: readonly IrNode[], table: CommandTable, referents: CliReferents): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   for (const node of nodes) {
     if (node.kind === 'hook' || !node.path.endsWith('.md')) continue;
-    for (const [index, line] of splitLines(node.text).entries()) {
-      const match = INVOCATION.exec(line.content);
-      if (!match) continue;
-      const start = match.index + match[0].length - match[1]!.length;
-      diagnostics.push(...checkCall(node.path, index + 1, start, match[1]!, table, referents));
-    }
+    for (const call of cliCalls(node.text)) diagnostics.push(...checkCall(node.path, call.words, table, referents));
   }
   return diagnostics;
 }
 
-interface Word {
-  text: string;
-  column: number;
-}
 
-function checkCall(file: string, line: number, offset: number, rest: string, table: CommandTable, referents: CliReferents): Diagnostic[] {
-  const words = shellWords(rest, offset);
+function checkCall(file: string, words: readonly ShellWord[], table: CommandTable, referents: CliReferents): Diagnostic[] {
   const first = words[0];
   if (!first || !/^[a-z][a-z-]*$/.test(first.text)) return [];
-  const report = (word: Word, code: 'cli-unknown-command' | 'cli-unknown-flag' | 'cli-bad-argument', message: string) => [diagnostic(file, line, word.column, code, message)];
+  const report = (word: ShellWord, code: 'cli-unknown-command' | 'cli-unknown-flag' | 'cli-bad-argument', message: string) => [diagnostic(file, word.line, word.column, code, message)];
   let spec = table.commands[first.text];
   let name = first.text;
   let argumentsFrom = 1;
@@ -87,7 +75,7 @@ function checkCall(file: string, line: number, offset: number, rest: string, tab
   }
   const diagnostics: Diagnostic[] = [];
   const given = words.slice(argumentsFrom);
-  const positional: Word[] = [];
+  const positional: ShellWord[] = [];
   for (let i = 0; i < given.length; i++) {
     const word = given[i]!;
     if (!word.text.startsWith('--') || word.text === '--') {
@@ -111,7 +99,7 @@ function checkCall(file: string, line: number, offset: number, rest: string, tab
       while (i + 1 < given.length && !given[i + 1]!.text.startsWith('--')) i += 1;
       continue;
     }
-    const value = inline !== undefined ? { text: inline, column: word.column + flag.length + 1 } : given[++i];
+    const value = inline !== undefined ? { text: inline, raw: inline, line: word.line, column: word.column + flag.length + 1 } : given[++i];
     if (value && flagSpec.values) diagnostics.push(...checkValue(value, flagSpec.values, `${flag} of "gsd-tools ${name}"`));
   }
   const args = spec.args ?? [];
@@ -130,7 +118,7 @@ function checkCall(file: string, line: number, offset: number, rest: string, tab
   if (diagnostics.length === 0) diagnostics.push(...runtimeVerdict(words, table, (message) => report(first, 'cli-bad-argument', message)));
   return diagnostics;
 
-  function checkValue(word: Word, values: readonly string[], what: string): Diagnostic[] {
+  function checkValue(word: ShellWord, values: readonly string[], what: string): Diagnostic[] {
     if (!isLiteral(word.text) || values.includes(word.text)) return [];
     return report(word, 'cli-bad-argument', `expected one of ${values.join(', ')} for ${what}, found "${word.text}"`);
   }
@@ -143,7 +131,7 @@ function checkCall(file: string, line: number, offset: number, rest: string, tab
  * the agent fills become `$` values; one that stands for any number of words
  * ($ARGUMENTS, {flags}) is read as none and as one value.
  */
-function runtimeVerdict(words: readonly Word[], table: CommandTable, report: (message: string) => Diagnostic[]): Diagnostic[] {
+function runtimeVerdict(words: readonly ShellWord[], table: CommandTable, report: (message: string) => Diagnostic[]): Diagnostic[] {
   const check = (spread: string[]) => {
     const tokens = words.flatMap((word) => (SPREAD.has(word.text) ? spread : [isLiteral(word.text) ? word.text : `$${word.text}`]));
     return validateInvocation(tokens, { placeholders: true, table: table as unknown as RuntimeTable });
@@ -160,30 +148,4 @@ const SPREAD = new Set(['$ARGUMENTS', '{flags}', '${flags}', '{args}', '$@']);
 /** A value the corpus wrote out, not one the agent fills in ({phase}, <name>, $VAR, $(…), [a|b] choices). */
 function isLiteral(text: string): boolean {
   return text !== '' && !/[{}<>$|[\]…]/.test(text);
-}
-
-/** Words of a shell command line up to its end (`;`, `&&`, `||`, `|`, `)`, a comment or a redirection). */
-function shellWords(text: string, offset: number): Word[] {
-  const words: Word[] = [];
-  let index = 0;
-  while (index < text.length) {
-    while (index < text.length && /\s/.test(text[index]!)) index += 1;
-    if (index >= text.length || /[;&|)#<>`]/.test(text[index]!)) break;
-    const start = index;
-    let word = '';
-    while (index < text.length && !/[\s;&|)<>`]/.test(text[index]!)) {
-      const quote = text[index];
-      if (quote === '"' || quote === "'") {
-        const close = text.indexOf(quote, index + 1);
-        const end = close === -1 ? text.length : close;
-        word += text.slice(index + 1, end);
-        index = end + 1;
-      } else {
-        word += quote;
-        index += 1;
-      }
-    }
-    words.push({ text: word, column: offset + start + 1 });
-  }
-  return words;
 }

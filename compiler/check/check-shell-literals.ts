@@ -2,10 +2,11 @@
 // runs `--phase 3` in phase 7 because the example said so. Every phase
 // number, phase folder, plan id or commit scope in a fenced shell block must
 // be a placeholder the agent fills (<phase>, {phase}, $PHASE), not a value.
-// Lines come from the one line scanner; the patterns are linear (no nested
-// quantifiers over the same characters).
+// Lines come from the one line scanner, CLI calls from the shell parser; the
+// patterns are linear (no nested quantifiers over the same characters).
 import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { IrNode } from '../ir/types.ts';
+import { cliCalls } from '../load/cli-calls.ts';
 import { fencedBlocks, scanLines } from '../load/scan-lines.ts';
 import data from '../data/shell-literals.json' with { type: 'json' };
 
@@ -32,18 +33,17 @@ const PATTERNS: readonly LiteralPattern[] = [
   { what: 'a phase in a commit scope', pattern: new RegExp(`\\((${PADDED})\\):`, 'g'), group: 1 },
 ];
 
-/** `node "…/gsd-tools.cjs" <verb> …`: the rest of the line after the program. */
-const INVOCATION = /gsd-tools\.cjs["']?\s+(.*)$/;
 const BARE_NUMBER = new RegExp(`^${PHASE}$`);
 
 export function checkShellLiterals(nodes: readonly IrNode[]): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   for (const node of nodes) {
     if (!CHECKED_KINDS.has(node.kind) || !node.path.endsWith('.md')) continue;
+    const numbers = positionalNumbers(node.text);
     for (const block of fencedBlocks(scanLines(node.text))) {
       if (!SHELL_INFO.has(block.info.split(/\s/)[0]!.toLowerCase())) continue;
       for (const line of block.body) {
-        for (const found of literalsOf(line.content)) {
+        for (const found of literalsOf(line.content, numbers.get(line.line) ?? [])) {
           diagnostics.push(
             diagnostic(node.path, line.line, found.column, 'shell-literal-value', `expected a placeholder (<phase>, {phase}, $PHASE) for ${found.what} in a shell example, found the literal "${found.text}"`),
           );
@@ -61,8 +61,8 @@ interface Literal {
   column: number;
 }
 
-/** Every literal of one shell line, left to right, one per position. */
-export function literalsOf(content: string): Literal[] {
+/** Every literal of one shell line, left to right, one per position; `numbers`: the line's bare CLI arguments. */
+function literalsOf(content: string, numbers: readonly Literal[]): Literal[] {
   const byColumn = new Map<number, Literal>();
   for (const { what, pattern, group } of PATTERNS) {
     for (const match of content.matchAll(pattern)) {
@@ -71,41 +71,23 @@ export function literalsOf(content: string): Literal[] {
       if (!byColumn.has(column)) byColumn.set(column, { what, text, column });
     }
   }
-  for (const word of positionalNumbers(content)) if (!byColumn.has(word.column)) byColumn.set(word.column, word);
+  for (const word of numbers) if (!byColumn.has(word.column)) byColumn.set(word.column, word);
   return [...byColumn.values()].sort((a, b) => a.column - b.column);
 }
 
-/** Bare numbers given to a runtime-CLI verb as positional arguments (`phase plan-index 3`): phase numbers. */
-function positionalNumbers(content: string): Literal[] {
-  const call = INVOCATION.exec(content);
-  if (!call) return [];
-  const offset = call.index + call[0].length - call[1]!.length;
-  const found: Literal[] = [];
-  let previous = '';
-  for (const word of unquotedWords(call[1]!)) {
-    if (/^[;&|]/.test(word.text)) break;
-    if (BARE_NUMBER.test(word.text) && !previous.startsWith('--')) found.push({ what: 'a phase number', text: word.text, column: offset + word.index + 1 });
-    previous = word.text;
-  }
-  return found;
-}
-
-/** Whitespace-separated words of a command line; a quoted word is one word whose text is '"…"' and never a bare number. */
-function unquotedWords(text: string): { text: string; index: number }[] {
-  const words: { text: string; index: number }[] = [];
-  let index = 0;
-  while (index < text.length) {
-    while (index < text.length && (text[index] === ' ' || text[index] === '\t')) index += 1;
-    if (index >= text.length) break;
-    const start = index;
-    while (index < text.length && text[index] !== ' ' && text[index] !== '\t') {
-      const quote = text[index];
-      if (quote === '"' || quote === "'") {
-        const close = text.indexOf(quote, index + 1);
-        index = close === -1 ? text.length : close + 1;
-      } else index += 1;
+/**
+ * Bare numbers given to a runtime-CLI verb as positional arguments
+ * (`phase plan-index 3`): phase numbers. A quoted word or a flag's value is
+ * not one. Calls come from the shell parser (load/cli-calls.ts), by file line.
+ */
+function positionalNumbers(text: string): Map<number, Literal[]> {
+  const byLine = new Map<number, Literal[]>();
+  for (const call of cliCalls(text)) {
+    let previous = '';
+    for (const word of call.words) {
+      if (BARE_NUMBER.test(word.raw) && !previous.startsWith('--')) byLine.set(word.line, [...(byLine.get(word.line) ?? []), { what: 'a phase number', text: word.raw, column: word.column }]);
+      previous = word.raw;
     }
-    words.push({ text: text.slice(start, index), index: start });
   }
-  return words;
+  return byLine;
 }

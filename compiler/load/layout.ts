@@ -5,7 +5,9 @@
 // the default.
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import type { DiagnosticCode } from '../diagnostics.ts';
+import { diagnostic, DIAGNOSTIC_CODES, formatDiagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics.ts';
+import { describeSchemaErrors, schemaValidator } from '../schemas.ts';
+import { linePosition, parseJsonWithPositions, yamlOffset } from './yaml-position.ts';
 import type { NodeKind } from '../ir/types.ts';
 
 export interface Layout {
@@ -51,6 +53,7 @@ export interface LayoutSettings {
 }
 
 interface LayoutData {
+  $comment?: string;
   name: string;
   detect: string[];
   nodes: { pattern: string; kind: string }[];
@@ -70,24 +73,66 @@ interface LayoutData {
 const LAYOUTS_DIR = path.join(path.dirname(new URL(import.meta.url).pathname), '../data/layouts');
 export const DEFAULT_LAYOUT = 'gsd-build';
 
+/** A built-in layout of compiler/data/layouts by name; they are checked like a user's (a test builds every one). */
 export function loadLayout(name: string): Layout {
-  const data = JSON.parse(readFileSync(path.join(LAYOUTS_DIR, `${name}.json`), 'utf8')) as LayoutData;
-  return {
+  const file = path.join(LAYOUTS_DIR, `${name}.json`);
+  const { layout, diagnostics } = parseLayout(`compiler/data/layouts/${name}.json`, readFileSync(file, 'utf8'));
+  if (!layout) throw new Error(`internal: ${diagnostics.map((d) => formatDiagnostic(d)).join('\n')}`);
+  return layout;
+}
+
+/**
+ * Pure: the text of a layout file (a built-in one or `--layout FILE`) →
+ * a layout, or positioned diagnostics: not JSON, not schemas/layout.schema.json,
+ * a pattern that is not a regular expression (or a node pattern without a
+ * `name` group), a warning keyed by no diagnostic code.
+ */
+export function parseLayout(file: string, text: string): { layout: Layout | null; diagnostics: Diagnostic[] } {
+  const parsed = parseJsonWithPositions(text);
+  if (parsed.error) return { layout: null, diagnostics: [diagnostic(file, parsed.error.line, parsed.error.column, 'layout-schema', `expected JSON, found ${parsed.error.message}`)] };
+  const at = (keyPath: (string | number)[], atKey = false) => linePosition(parsed.lineCounter, yamlOffset(parsed.document, keyPath, atKey));
+  const report = (keyPath: (string | number)[], message: string, atKey = false) => {
+    const { line, column } = at(keyPath, atKey);
+    return diagnostic(file, line, column, 'layout-schema', message);
+  };
+  const validate = schemaValidator('layout.schema.json');
+  if (!validate(parsed.data)) return { layout: null, diagnostics: describeSchemaErrors(validate.errors, parsed.data).map((finding) => report(finding.path, finding.message, finding.atKey)) };
+  const data = parsed.data as LayoutData;
+  const diagnostics: Diagnostic[] = [];
+  const regex = (source: string, keyPath: (string | number)[], atKey = false): RegExp => {
+    try {
+      return new RegExp(source);
+    } catch (error) {
+      diagnostics.push(report(keyPath, `expected a regular expression, found ${JSON.stringify(source)} (${(error as Error).message})`, atKey));
+      return /$^/;
+    }
+  };
+  const nodes = data.nodes.map((entry, index) => {
+    const pattern = regex(entry.pattern, ['nodes', index, 'pattern']);
+    if (!entry.pattern.includes('(?<name>')) diagnostics.push(report(['nodes', index, 'pattern'], `expected a pattern with a (?<name>…) group, found ${JSON.stringify(entry.pattern)}`));
+    return { pattern, kind: entry.kind as NodeKind };
+  });
+  const list = (key: 'assets' | 'ignore' | 'external') => data[key].map((source, index) => regex(source, [key, index]));
+  for (const code of Object.keys(data.warnings)) {
+    if (!(code in DIAGNOSTIC_CODES)) diagnostics.push(report(['warnings', code], `expected a diagnostic code (compiler/diagnostics.ts), found "${code}"`, true));
+  }
+  const layout: Layout = {
     name: data.name,
     detect: data.detect,
-    nodes: data.nodes.map((entry) => ({ pattern: new RegExp(entry.pattern), kind: entry.kind as NodeKind })),
-    assets: data.assets.map((pattern) => new RegExp(pattern)),
-    ignore: data.ignore.map((pattern) => new RegExp(pattern)),
+    nodes,
+    assets: list('assets'),
+    ignore: list('ignore'),
     families: data.families,
-    external: data.external.map((pattern) => new RegExp(pattern)),
+    external: list('external'),
     ...(data.hooks ? { hooks: data.hooks } : {}),
     warnings: data.warnings as Layout['warnings'],
-    allowedForeignPaths: Object.keys(data.allowedForeignPaths).map((pattern) => new RegExp(pattern)),
+    allowedForeignPaths: Object.keys(data.allowedForeignPaths).map((source) => regex(source, ['allowedForeignPaths', source], true)),
     ...(data.cliTable ? { cliTable: data.cliTable } : {}),
     ...(data.routerPrefix ? { routerPrefix: data.routerPrefix } : {}),
     ...(data.settings ? { settings: data.settings } : {}),
     whenAtoms: data.whenAtoms ?? 'frozen-vocabulary',
   };
+  return diagnostics.length > 0 ? { layout: null, diagnostics } : { layout, diagnostics };
 }
 
 export function layoutNames(): string[] {

@@ -2,7 +2,7 @@
 // with the compiler's esbuild and packages, not the corpus folder's; a corpus
 // without runtime code builds and says so; a retired runtime id names its
 // sunset and its successor.
-import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../pipeline.ts';
 import { suite, assert } from './harness.ts';
@@ -50,6 +50,29 @@ anywhere('should refuse a retired runtime id with exit 2, naming its sunset date
     assert.is(result.status, 2, `gsd-build ${args.join(' ')}: ${result.stderr}`);
     assert.match(result.stderr, /expected a current target id, found "gemini": Gemini CLI was retired on 2026-06-18 \(its vendor sunset it; Antigravity CLI is its successor\); use --target antigravity/);
   }
+});
+
+anywhere('should read a layout file given with --layout, and report a malformed one with positions, writing nothing', () => {
+  const root = temporaryDir('layout');
+  const own = path.join(root, 'my-layout.json');
+  const builtIn = JSON.parse(readFileSync(path.join(REPO_ROOT, 'compiler/data/layouts/gsd-build.json'), 'utf8')) as Record<string, unknown>;
+  writeFileSync(own, JSON.stringify({ ...builtIn, name: 'my-layout' }, null, 2));
+  const out = path.join(root, 'out');
+  const built = runCli(['--target', 'claude', '--scope', 'local', '--layout', own, '--out', out]);
+  assert.is(built.status, 0, built.stderr);
+  const bad = path.join(root, 'bad.json');
+  writeFileSync(bad, '{\n  "name": "bad",\n  "nodes": [{ "pattern": "^x$", "kind": "widget" }]\n}\n');
+  const schema = runCli(['--all', '--layout', bad, '--out', path.join(root, 'never')]);
+  assert.is(schema.status, 1);
+  assert.match(schema.stderr, /bad\.json:1:1: error layout-schema .*expected a "detect" key, found none/);
+  assert.match(schema.stderr, /bad\.json:3:41: error layout-schema "nodes\.0\.kind": expected one of/);
+  writeFileSync(bad, '{ "name": "bad"\n');
+  const syntax = runCli(['--all', '--layout', bad, '--out', path.join(root, 'never')]);
+  assert.is(syntax.status, 1);
+  assert.match(syntax.stderr, /bad\.json:2:1: error layout-schema expected JSON, found Flow map must end with a \}/);
+  assert.not.ok(existsSync(path.join(root, 'never')));
+  assert.is(runCli(['--all', '--layout', path.join(root, 'missing.json')]).status, 2);
+  rmSync(root, { recursive: true, force: true });
 });
 
 anywhere.run();

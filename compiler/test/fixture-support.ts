@@ -4,6 +4,7 @@ import path from 'node:path';
 import { formatDiagnostic } from '../diagnostics.ts';
 import { allBundles, compile, emitBundles, errorsOf } from '../pipeline.ts';
 import { DEFAULT_TARGETS_DIR } from '../targets/load-targets.ts';
+import { parseLayout, type Layout } from '../load/layout.ts';
 
 export const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
 
@@ -14,7 +15,14 @@ export const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname
  */
 export async function diagnoseTree(dir: string): Promise<string[]> {
   const targetsDir = existsSync(path.join(dir, 'targets')) ? path.join(dir, 'targets') : DEFAULT_TARGETS_DIR;
-  const compiled = await compile({ sourceDir: path.join(dir, 'source'), targetsDir });
+  // A fixture's own layout.json is read as `--layout FILE` would read it.
+  let layout: Layout | undefined;
+  if (existsSync(path.join(dir, 'layout.json'))) {
+    const parsed = parseLayout('layout.json', readFileSync(path.join(dir, 'layout.json'), 'utf8'));
+    if (!parsed.layout) return parsed.diagnostics.map((d) => formatDiagnostic(d));
+    layout = parsed.layout;
+  }
+  const compiled = await compile({ sourceDir: path.join(dir, 'source'), targetsDir, ...(layout ? { layout } : {}) });
   const lines = [
     ...compiled.targetDiagnostics.map((d) => formatDiagnostic(d, 'targets')),
     ...compiled.diagnostics.map((d) => formatDiagnostic(d)),

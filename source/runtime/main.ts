@@ -46,6 +46,8 @@ const FAMILIES: Record<string, () => Promise<HandlerModule>> = {
   stats: () => import('./commands/stats.ts'),
   commits: () => import('./commands/commits.ts'),
   worktree: () => import('./commands/worktree.ts'),
+  workstreams: () => import('./commands/workstreams.ts'),
+  workspace: () => import('./commands/workspace.ts'),
   docs: () => import('./commands/docs.ts'),
   health: () => import('./commands/health.ts'),
   'package-legitimacy': () => import('./commands/package-legitimacy.ts'),
@@ -128,7 +130,7 @@ export async function main(argv: string[], io: Io = {}): Promise<number> {
       cwd = path.resolve(cwd, inv.global.cwd);
       if (!isDir(cwd)) throw new CliError('invalid-args', `--cwd: ${cwd} is not a directory`);
     }
-    ctx = new Ctx(cwd, env, io.coreDir ?? env.GSD_CORE_DIR ?? defaultCoreDir());
+    ctx = new Ctx(cwd, env, io.coreDir ?? env.GSD_CORE_DIR ?? defaultCoreDir(), inv.global.ws);
     if (inv.spec.project === 'required') void ctx.root;
     const handler = await loadHandler(inv.path);
     const result = await handler(inv, ctx);

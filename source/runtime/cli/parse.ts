@@ -12,6 +12,8 @@ export interface GlobalOptions {
   raw: boolean;
   pick?: string;
   cwd?: string;
+  /** `--ws <name>`: the workstream this call works in (planning/layout.ts). */
+  ws?: string;
   jsonErrors: boolean;
   help: boolean;
 }
@@ -87,14 +89,16 @@ function extractGlobals(argv: string[]): { rest: string[]; global: GlobalOptions
     else if (HELP.has(tok)) global.help = true;
     else if (tok === '--version' || tok === '-v') {
       throw new CliError('invalid-args', `${tok} is not supported (refused so an invented flag cannot run a command)`);
-    } else if (tok === '--pick' || tok === '--cwd') {
+    } else if (tok === '--pick' || tok === '--cwd' || tok === '--ws') {
       const v = argv[i + 1];
-      if (v === undefined) throw new CliError('invalid-args', `${tok} needs a value`);
+      if (v === undefined || (tok === '--ws' && v.startsWith('--'))) throw new CliError('invalid-args', `${tok} needs a value`);
       if (tok === '--pick') global.pick = v;
-      else global.cwd = v;
+      else if (tok === '--cwd') global.cwd = v;
+      else global.ws = v;
       i++;
     } else if (tok.startsWith('--pick=')) global.pick = tok.slice(7);
     else if (tok.startsWith('--cwd=')) global.cwd = tok.slice(6);
+    else if (tok.startsWith('--ws=')) global.ws = tok.slice(5);
     else rest.push(tok);
   }
   return { rest, global };

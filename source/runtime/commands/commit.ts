@@ -17,6 +17,7 @@ import { clearIndexLock, git, gitIndexed, isGsdWorktree, repoInfo, withRepoLock,
 import type { Ctx } from '../core/context.ts';
 import { confine } from '../core/paths.ts';
 import { loadConfig } from '../config/config.ts';
+import { PLANNING, WORKSTREAMS } from '../planning/layout.ts';
 import type { Handler } from '../cli/handler.ts';
 
 /** Neutralise text that could pose as a role marker when the log is read back into a prompt. */
@@ -60,8 +61,10 @@ const commit: Handler = (inv, ctx) => {
   const cfg = loadConfig(ctx);
   const root = workRoot(ctx);
   const files = list(inv, '--files');
-  const listed = files ? files.map((f) => path.relative(root, confine(root, f, '--files')).split(path.sep).join('/') || '.') : ['.planning'];
-  const isPlanning = (p: string) => p === '.planning' || p.startsWith('.planning/');
+  // With no --files: the planning folder, or only the selected workstream's, so another track's edits stay out.
+  const own = ctx.workstream ? `${PLANNING}/${WORKSTREAMS}/${ctx.workstream}` : PLANNING;
+  const listed = files ? files.map((f) => path.relative(root, confine(root, f, '--files')).split(path.sep).join('/') || '.') : [own];
+  const isPlanning = (p: string) => p === PLANNING || p.startsWith(`${PLANNING}/`);
   // commit_docs governs planning documents only: code listed beside them is
   // still committed (an executor's task commit), the planning paths are not.
   const docsOff = cfg.resolved.commit_docs === false;
@@ -74,7 +77,7 @@ const commit: Handler = (inv, ctx) => {
   const offset = path.relative(info.top, root);
   const top = (p: string) => (offset ? path.posix.join(offset.split(path.sep).join('/'), p) : p);
   if (!files || paths.every(isPlanning)) {
-    if (git(ctx, ['check-ignore', '-q', top('.planning')], { cwd: info.top }).ok) return { ...no('skipped_gitignored'), data: { committed: false, skipped: true, hash: null, reason: 'skipped_gitignored' } };
+    if (git(ctx, ['check-ignore', '-q', top(PLANNING)], { cwd: info.top }).ok) return { ...no('skipped_gitignored'), data: { committed: false, skipped: true, hash: null, reason: 'skipped_gitignored' } };
   }
   // In a worktree of a parallel wave the hooks run once, over the whole wave, when it is merged.
   const waveWorktree = isGsdWorktree(info);

@@ -95,7 +95,7 @@ export const configSet: Handler = (inv, ctx: Ctx) => {
     if (own) throw new CliError('refused', `config-set ${key}: ${own.key}: expected ${own.expected}, found ${JSON.stringify(own.found)}`);
     for (const p of sorted.problems) ctx.warn(problemWarning(label, p));
     const changed = JSON.stringify(previous) !== JSON.stringify(value);
-    if (changed || !cfg.exists) writeAtomic(cfg.path, text);
+    if (changed || cfg.text === null) writeAtomic(cfg.path, text);
     return {
       data: { updated: changed, key, value: maskSecret(key, value), previousValue: maskSecret(key, previous) },
       raw: `${key}=${scalarString(value)}`,
@@ -113,9 +113,8 @@ export const resolveModelCmd: Handler = (inv, ctx: Ctx) => {
 export const configNewProject: Handler = (inv, ctx: Ctx) => {
   const choices = inv.flags['<choices>'] ?? {};
   if (choices === null || typeof choices !== 'object' || Array.isArray(choices)) throw new CliError('invalid-args', 'config-new-project: the choices must be a JSON object');
-  const root = ctx.rootOrCwd;
-  const planning = path.join(root, '.planning');
-  const file = path.join(planning, 'config.json');
+  const file = ctx.draftPlanningPath('config.json');
+  const planning = path.dirname(file);
   fs.mkdirSync(planning, { recursive: true });
   return withLock(path.join(planning, '.lock'), () => {
     if (fs.existsSync(file) && !bool(inv, '--force')) return { data: { created: false, reason: 'already_exists', path: ctx.rel(file) } };

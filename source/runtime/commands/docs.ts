@@ -9,6 +9,7 @@ import { CliError, notFound } from '../core/errors.ts';
 import { git } from '../core/git.ts';
 import { confine } from '../core/paths.ts';
 import { DOC_KINDS, listDocs, mentions } from '../planning/docs.ts';
+import { PLANNING } from '../planning/layout.ts';
 import type { Handler } from '../cli/handler.ts';
 
 const MAX_DOC_BYTES = 1024 * 1024;
@@ -46,7 +47,7 @@ const stale: Handler = (inv, ctx) => {
   const { docs, truncated } = listDocs(ctx, underOf(inv, ctx.root));
   const docSet = new Set(docs.map((d) => d.path));
   // Code and config that changed; documents that changed are reported apart (already touched).
-  const changed = changedAll.filter((f) => !docSet.has(f) && !f.startsWith('.planning/'));
+  const changed = changedAll.filter((f) => !docSet.has(f) && !f.startsWith(`${PLANNING}/`));
   const result = [];
   for (const doc of docs) {
     if (doc.bytes > MAX_DOC_BYTES) continue;

@@ -61,7 +61,7 @@ function pidAlive(pid: number): boolean {
 }
 
 function checkConfigFile(ctx: Ctx, findings: Finding[], info: string[]): void {
-  const file = path.join(ctx.planning, 'config.json');
+  const file = ctx.planningPath('config.json');
   const label = ctx.rel(file);
   const text = readTextIfExists(file);
   if (text === null) {
@@ -148,11 +148,12 @@ function check(ctx: Ctx): { findings: Finding[]; info: string[] } {
   const info: string[] = [];
   const planning = ctx.planning;
   for (const f of ['PROJECT.md', 'ROADMAP.md', 'STATE.md']) {
-    if (!exists(path.join(planning, f))) findings.push({ code: 'missing-file', severity: 'warning', message: `.planning/${f} does not exist`, fix: `create .planning/${f}`, repairable: false });
+    const file = ctx.rel(ctx.planningPath(f));
+    if (!exists(ctx.planningPath(f))) findings.push({ code: 'missing-file', severity: 'warning', message: `${file} does not exist`, fix: `create ${file}`, repairable: false });
   }
   checkConfigFile(ctx, findings, info);
   checkState(ctx, findings);
-  const roadmapFile = path.join(planning, 'ROADMAP.md');
+  const roadmapFile = ctx.planningPath('ROADMAP.md');
   const roadmapText = readTextIfExists(roadmapFile);
   if (roadmapText !== null) {
     try {
@@ -160,14 +161,14 @@ function check(ctx: Ctx): { findings: Finding[]; info: string[] } {
       info.push(`roadmap: ${rm.phases.length} phase(s) in scope, scope ${rm.scope}`);
       if (rm.scope === 'unscoped') findings.push({ code: 'roadmap-unscoped', severity: 'warning', message: 'ROADMAP.md has milestone headings but none is active or matches STATE.md milestone', fix: 'mark the current milestone heading with 🚧 or set STATE.md milestone', repairable: false });
     } catch (error) {
-      findings.push({ code: 'roadmap-malformed', severity: 'error', message: (error as Error).message, fix: 'fix the named line of .planning/ROADMAP.md', repairable: false });
+      findings.push({ code: 'roadmap-malformed', severity: 'error', message: (error as Error).message, fix: `fix the named line of ${ctx.rel(roadmapFile)}`, repairable: false });
     }
   }
-  const phasesRoot = path.join(planning, 'phases');
+  const phasesRoot = ctx.planningPath('phases');
   const valid = new Set(listPhaseDirs(planning).map((d) => d.name));
   for (const name of listDir(phasesRoot)) {
     if (!valid.has(name) && fs.statSync(path.join(phasesRoot, name)).isDirectory()) {
-      findings.push({ code: 'phase-dir-name', severity: 'warning', message: `.planning/phases/${name} is not named NN-slug`, fix: 'rename it to <phase>-<slug>, e.g. 03-auth', repairable: false });
+      findings.push({ code: 'phase-dir-name', severity: 'warning', message: `${ctx.rel(path.join(phasesRoot, name))} is not named NN-slug`, fix: 'rename it to <phase>-<slug>, e.g. 03-auth', repairable: false });
     }
   }
   const files: string[] = [];
@@ -212,7 +213,7 @@ function check(ctx: Ctx): { findings: Finding[]; info: string[] } {
 }
 
 const health: Handler = (inv, ctx) => {
-  if (!exists(ctx.planning)) throw new CliError('not-found', 'no .planning/ directory');
+  if (!exists(ctx.sharedPlanning)) throw new CliError('not-found', 'no .planning/ directory');
   const repair = bool(inv, '--repair');
   const repaired: string[] = [];
   const failedRepairs: string[] = [];

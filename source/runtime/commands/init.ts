@@ -19,7 +19,7 @@ import { phaseInfo, phaseDocs, roadmapFor, stateMilestone, verificationStatus, t
 import { comparePhase, diskStatus, displayPhase, findPhaseDir, isSentinel, listPhaseDirs, scanPhase, slugify } from '../planning/phases.ts';
 import { countedPhases, type Roadmap } from '../planning/roadmap.ts';
 import { listSeeds, listThreads, listTodos } from '../planning/capture.ts';
-import { knowledgeBasePath, listSessions, parseKnowledgeBase, sessionFiles } from '../planning/debug-session.ts';
+import { KNOWLEDGE_BASE, knowledgeBasePath, listSessions, parseKnowledgeBase, sessionFiles } from '../planning/debug-session.ts';
 import { git } from '../core/git.ts';
 import { selectSections, type Facts } from '../init/sections.ts';
 import { planIndex } from './phase.ts';
@@ -156,11 +156,11 @@ class InitContext {
   }
   get state(): { fm: YamlMap; text: string } | null {
     if (this.cache.state === undefined) {
-      const text = this.hasProject ? readTextIfExists(path.join(this.ctx.planning, 'STATE.md')) : null;
+      const text = this.hasProject ? readTextIfExists(this.ctx.planningPath('STATE.md')) : null;
       let fm: YamlMap = {};
       if (text !== null) {
         // A frontmatter that does not parse is rebuilt from the body (in memory), as every state command does.
-        const sf = parseStateHealing(text, this.ctx.rel(path.join(this.ctx.planning, 'STATE.md')));
+        const sf = parseStateHealing(text, this.ctx.rel(this.ctx.planningPath('STATE.md')));
         if (sf.healed) this.ctx.warn(healWarning(sf, 'read as rebuilt from the body; the next state write or `health --repair` rewrites it and keeps the old bytes beside it'));
         fm = sf.healed ? currentFrontmatter(this.ctx, sf) : sf.fm.data;
       }
@@ -228,7 +228,7 @@ function brownfield(ic: InitContext) {
   const root = ic.ctx.rootOrCwd;
   const hasPackage = PACKAGE_FILES.some((f) => exists(path.join(root, f)));
   const hasExisting = hasCode(root);
-  const mapExists = isDir(path.join(root, '.planning', 'codebase'));
+  const mapExists = isDir(ic.ctx.draftPlanningPath('codebase'));
   const isBrownfield = hasPackage || hasExisting;
   return {
     has_existing_code: hasExisting,
@@ -474,7 +474,7 @@ const PROJECT_PROGRESS_PARTS = {
   },
   progress: (ic) => progressPart(ic),
   archives: (ic) => {
-    const dir = path.join(ic.ctx.rootOrCwd, '.planning', 'milestones');
+    const dir = ic.ctx.draftPlanningPath('milestones');
     const archived = listDir(dir)
       .map((n) => /^(v\d+(?:\.\d+)*)-ROADMAP\.md$/.exec(n)?.[1])
       .filter((v): v is string => !!v);
@@ -482,9 +482,8 @@ const PROJECT_PROGRESS_PARTS = {
   },
   resume: (ic) => {
     const fm = ic.state?.fm ?? {};
-    const planning = path.join(ic.ctx.rootOrCwd, '.planning');
-    const continueHere = listPhaseDirs(planning).map((d) => path.join(d.dir, '.continue-here.md')).find((p) => exists(p)) ?? null;
-    const handoff = path.join(planning, 'HANDOFF.json');
+    const continueHere = (ic.hasProject ? listPhaseDirs(ic.ctx.planning) : []).map((d) => path.join(d.dir, '.continue-here.md')).find((p) => exists(p)) ?? null;
+    const handoff = ic.ctx.draftPlanningPath('HANDOFF.json');
     return {
       stopped_at: typeof fm.stopped_at === 'string' ? fm.stopped_at : null,
       paused_at: typeof fm.paused_at === 'string' ? fm.paused_at : null,
@@ -502,7 +501,7 @@ const PROJECT_PROGRESS_PARTS = {
 const CAPTURE_PARTS = {
   quick: (ic) => {
     const desc = ic.inv.args.description ?? '';
-    const quickDir = path.join(ic.ctx.rootOrCwd, '.planning', 'quick');
+    const quickDir = ic.ctx.draftPlanningPath('quick');
     const used = listDir(quickDir).map((n) => Number(/^(\d{1,4})-/.exec(n)?.[1] ?? 0));
     const id = String((used.length ? Math.max(...used) : 0) + 1).padStart(3, '0');
     const slug = slugify(desc, 40) || 'task';
@@ -526,18 +525,18 @@ const CAPTURE_PARTS = {
   todos: (ic) => {
     const area = ic.inv.args.area;
     const todos = (ic.hasProject ? listTodos(ic.ctx, 'pending') : []).filter((t) => area === undefined || t.area === area).map(({ id, title, area: a }) => ({ id, title, area: a }));
-    return { todo_count: todos.length, todos, todos_dir: '.planning/todos/pending' };
+    return { todo_count: todos.length, todos, todos_dir: ic.ctx.rel(ic.ctx.draftPlanningPath('todos', 'pending')) };
   },
   debug: (ic) => {
     const active = ic.hasProject ? listSessions(ic.ctx, 'active') : [];
     const kb = ic.hasProject ? readTextIfExists(knowledgeBasePath(ic.ctx)) : null;
     const desc = ic.inv.args.description?.trim() ?? '';
     return {
-      debug_dir: '.planning/debug',
+      debug_dir: ic.ctx.rel(ic.ctx.draftPlanningPath('debug')),
       active_sessions: active,
       active_count: active.length,
       resolved_count: ic.hasProject ? sessionFiles(ic.ctx, 'resolved').length : 0,
-      knowledge_base_path: '.planning/debug/knowledge-base.md',
+      knowledge_base_path: ic.ctx.rel(ic.ctx.draftPlanningPath('debug', KNOWLEDGE_BASE)),
       knowledge_base_entries: kb === null ? 0 : parseKnowledgeBase(kb, ic.ctx.rel(knowledgeBasePath(ic.ctx))).length,
       description: desc || null,
       slug: desc ? slugify(desc, 40) || null : null,
@@ -550,10 +549,10 @@ const CAPTURE_PARTS = {
     return {
       seed_count: seeds.length,
       dormant_seeds: seeds.filter((x) => x.status === 'dormant').map(({ id, title, trigger }) => ({ id, title, trigger })),
-      seeds_dir: '.planning/seeds',
+      seeds_dir: ic.ctx.rel(ic.ctx.draftPlanningPath('seeds')),
       open_threads: threads.map(({ slug, title, updated }) => ({ slug, title, updated })),
       thread_count: threads.length,
-      threads_dir: '.planning/threads',
+      threads_dir: ic.ctx.rel(ic.ctx.draftPlanningPath('threads')),
     };
   },
 } satisfies Partial<Record<Part, PartFn>>;
@@ -657,12 +656,12 @@ const init: Handler = (inv, ctx) => {
   // `resolved` already holds the schema defaults under the file's values.
   for (const key of spec.settings ?? []) out[key.slice(key.lastIndexOf('.') + 1)] = getPath(resolved, key) ?? null;
   const root = ctx.maybeRoot;
-  const planning = root ? path.join(root, '.planning') : null;
+  const planning = root ? ctx.planning : null;
   const dir = agentsDir(ctx);
   const agents = Object.values(spec.models);
   const dirExists = isDir(dir);
   const missing = dirExists ? agents.filter((a) => !agentInstalled(dir, a)) : agents;
-  const projectMd = planning ? readTextIfExists(path.join(planning, 'PROJECT.md')) : null;
+  const projectMd = planning ? readTextIfExists(ctx.planningPath('PROJECT.md')) : null;
   const flagsGiven = Object.entries(inv.flags)
     .filter(([k, v]) => k.startsWith('--') && v !== false)
     .map(([k]) => k)
@@ -671,16 +670,20 @@ const init: Handler = (inv, ctx) => {
     flags: flagsGiven,
     project_root: root,
     planning_exists: planning !== null,
-    state_exists: planning ? exists(path.join(planning, 'STATE.md')) : false,
-    roadmap_exists: planning ? exists(path.join(planning, 'ROADMAP.md')) : false,
-    requirements_exists: planning ? exists(path.join(planning, 'REQUIREMENTS.md')) : false,
+    state_exists: planning ? exists(ctx.planningPath('STATE.md')) : false,
+    roadmap_exists: planning ? exists(ctx.planningPath('ROADMAP.md')) : false,
+    requirements_exists: planning ? exists(ctx.planningPath('REQUIREMENTS.md')) : false,
     config_exists: ic.cfg.exists,
     project_exists: projectMd !== null,
     project_title: projectMd ? (/^#\s+(.+)$/m.exec(projectMd)?.[1]?.trim() ?? null) : null,
-    state_path: '.planning/STATE.md',
-    roadmap_path: '.planning/ROADMAP.md',
-    requirements_path: '.planning/REQUIREMENTS.md',
-    config_path: '.planning/config.json',
+    workstream: root ? ctx.workstream : null,
+    // `--ws <name>` for the workflow to pass on to every call and suggested command; empty without one.
+    ws_flag: root && ctx.workstream ? `--ws ${ctx.workstream}` : '',
+    planning_dir: ctx.rel(ctx.draftPlanningPath()),
+    state_path: ctx.rel(ctx.draftPlanningPath('STATE.md')),
+    roadmap_path: ctx.rel(ctx.draftPlanningPath('ROADMAP.md')),
+    requirements_path: ctx.rel(ctx.draftPlanningPath('REQUIREMENTS.md')),
+    config_path: ctx.rel(ic.cfg.path),
     response_language: resolved.response_language ?? null,
     project_code: resolved.project_code ?? null,
     agent_runtime: runtime,

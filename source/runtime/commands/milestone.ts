@@ -26,15 +26,15 @@ const complete: Handler = (inv, ctx) => {
         throw refused(`milestone ${version}: phases not complete: ${unfinished.join(', ')}; finish them or pass --force`, { unfinished });
       }
       const name = str(inv, '--name') ?? (rm.current?.version === version ? rm.current.name : '') ?? '';
-      const archive = path.join(planning, 'milestones');
+      const archive = ctx.planningPath('milestones');
       const roadmapArchive = path.join(archive, `${version}-ROADMAP.md`);
-      const reqFile = path.join(planning, 'REQUIREMENTS.md');
+      const reqFile = ctx.planningPath('REQUIREMENTS.md');
       const reqArchive = path.join(archive, `${version}-REQUIREMENTS.md`);
       const phasesArchive = path.join(archive, `${version}-phases`);
       if (exists(roadmapArchive)) throw refused(`${ctx.rel(roadmapArchive)} already exists: milestone ${version} was archived before`);
       const moves = bool(inv, '--no-archive-phases') ? [] : listPhaseDirs(planning).filter((d) => !isSentinel(d.number));
       const today = ctx.today();
-      const msFile = path.join(planning, 'MILESTONES.md');
+      const msFile = ctx.planningPath('MILESTONES.md');
       const msBefore = readTextIfExists(msFile);
       const entry = [
         `## ${version}${name ? ` ${name}` : ''} (Shipped: ${today})`,
@@ -64,7 +64,7 @@ const complete: Handler = (inv, ctx) => {
       if (dryRun) return { data: { ...plan, dry_run: true, completed: false } };
       const reqText = readTextIfExists(reqFile);
       writeSet([
-        { file: roadmapArchive, before: null, after: readText(path.join(planning, 'ROADMAP.md')) },
+        { file: roadmapArchive, before: null, after: readText(ctx.planningPath('ROADMAP.md')) },
         ...(reqText !== null ? [{ file: reqArchive, before: null, after: reqText }] : []),
         { file: msFile, before: msBefore, after: msAfter },
       ]);

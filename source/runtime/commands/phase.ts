@@ -185,7 +185,7 @@ function syncStatePosition(ctx: Ctx, mapping: Map<string, string>): boolean {
 }
 
 function roadmapFile(ctx: Ctx): string {
-  return path.join(ctx.planning, 'ROADMAP.md');
+  return ctx.planningPath('ROADMAP.md');
 }
 
 function createPhase(ctx: Ctx, number: string, description: string, tag?: string) {
@@ -366,14 +366,14 @@ const complete: Handler = (inv, ctx) =>
     let roadmapAfter = setBulletChecked(roadmapBefore, rel, info.padded, true);
     roadmapAfter = syncPlanBoxes(roadmapAfter, rel, info.padded, info.scan.live.map((p) => p.id));
     roadmapAfter = upsertProgressRow(roadmapAfter, rel, info.padded, { name: info.name ?? '', plans: plansExecuted, status: 'Complete', completed: today });
-    const reqFile = path.join(ctx.planning, 'REQUIREMENTS.md');
+    const reqFile = ctx.planningPath('REQUIREMENTS.md');
     const reqBefore = readTextIfExists(reqFile);
     const reqIds = info.roadmap?.requirements ?? [];
     const req = reqBefore !== null && reqIds.length ? markRequirements(reqBefore, reqIds) : null;
     const ordered = countedPhases(rm);
     const idx = ordered.findIndex((p) => p.norm === info.padded);
     const next = idx >= 0 ? (ordered[idx + 1] ?? null) : null;
-    const projFile = path.join(ctx.planning, 'PROJECT.md');
+    const projFile = ctx.planningPath('PROJECT.md');
     const projBefore = readTextIfExists(projFile);
     const evolved = projBefore === null ? null : evolveProject(projBefore, {
       phase: info.number,

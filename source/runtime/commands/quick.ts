@@ -57,7 +57,7 @@ function taskOf(ctx: Ctx, dir: string, name: string): QuickTask | null {
 }
 
 export function quickTasks(ctx: Ctx): QuickTask[] {
-  const dir = path.join(ctx.rootOrCwd, '.planning', 'quick');
+  const dir = ctx.draftPlanningPath('quick');
   return listDir(dir)
     .sort()
     .map((n) => taskOf(ctx, dir, n))

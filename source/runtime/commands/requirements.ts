@@ -13,7 +13,7 @@ const mark =
     const ids = splitIds(inv.words.ids ?? []);
     for (const id of ids) if (!/^[A-Za-z][A-Za-z0-9_]*-\d+[A-Za-z0-9.-]*$/.test(id)) throw new CliError('invalid-args', `"${id}" is not a requirement ID like AUTH-01`);
     return withLock(ctx.planningPath('.lock'), () => {
-      const file = path.join(ctx.planning, 'REQUIREMENTS.md');
+      const file = ctx.planningPath('REQUIREMENTS.md');
       const text = readTextIfExists(file);
       if (text === null) throw new CliError('not-found', `${ctx.rel(file)} does not exist`);
       const r = markRequirements(text, ids, complete);

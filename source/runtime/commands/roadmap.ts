@@ -12,7 +12,7 @@ import type { Handler } from '../cli/handler.ts';
 
 export function requireRoadmap(ctx: Ctx): Roadmap {
   const rm = roadmapFor(ctx);
-  if (!rm) throw new CliError('not-found', `${ctx.rel(path.join(ctx.planning, 'ROADMAP.md'))} does not exist`);
+  if (!rm) throw new CliError('not-found', `${ctx.rel(ctx.planningPath('ROADMAP.md'))} does not exist`);
   return rm;
 }
 
@@ -97,7 +97,7 @@ export function phaseRowStatus(planCount: number, summaryCount: number): string 
 const updatePlanProgress: Handler = (inv, ctx) => {
   const phase = inv.args.phase!;
   return withLock(ctx.planningPath('.lock'), () => {
-    const file = path.join(ctx.planning, 'ROADMAP.md');
+    const file = ctx.planningPath('ROADMAP.md');
     const rel = ctx.rel(file);
     const rm = requireRoadmap(ctx);
     const info = phaseInfo(ctx, phase, rm);

@@ -76,7 +76,7 @@ const load: Handler = (_inv, ctx) => {
     config: flatConfig(cfg.resolved),
     state_raw: stateExists ? readText(file) : '',
     state_exists: stateExists,
-    roadmap_exists: exists(path.join(ctx.planning, 'ROADMAP.md')),
+    roadmap_exists: exists(ctx.planningPath('ROADMAP.md')),
     config_exists: cfg.exists,
   };
   const raw = [

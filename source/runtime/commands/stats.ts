@@ -33,7 +33,7 @@ const stats: Handler = (_inv, ctx) => {
     .filter((d) => !isSentinel(d.number))
     .map((d) => scanPhase(d.dir, d.number));
   const statuses = scans.map((s) => diskStatus(s));
-  const quick = path.join(planning, 'quick');
+  const quick = ctx.planningPath('quick');
   return {
     data: {
       milestone: rm?.current?.version ?? null,
@@ -46,7 +46,7 @@ const stats: Handler = (_inv, ctx) => {
         not_started: Math.max(0, progress.total_phases - progress.completed_phases - statuses.filter((s) => s === 'partial').length),
       },
       plans: { total: progress.total_plans, with_summary: progress.completed_plans },
-      requirements: requirementCounts(readTextIfExists(path.join(planning, 'REQUIREMENTS.md'))),
+      requirements: requirementCounts(readTextIfExists(ctx.planningPath('REQUIREMENTS.md'))),
       // Counts only: the files are not opened.
       todos: { pending: recordFiles(todoDir(ctx, 'pending')).length, completed: recordFiles(todoDir(ctx, 'completed')).length },
       debug: { active: sessionFiles(ctx, 'active').length, resolved: sessionFiles(ctx, 'resolved').length },

@@ -57,7 +57,7 @@ const fill: Handler = (inv, ctx) => {
   const info = phase ? phaseInfo(ctx, phase) : null;
   const fields = inv.flags['--fields'];
   if (fields !== undefined && (fields === null || typeof fields !== 'object' || Array.isArray(fields))) throw new CliError('invalid-args', '--fields must be a JSON object');
-  const projectTitle = /^#\s+(.+)$/m.exec(readTextIfExists(path.join(ctx.planning, 'PROJECT.md')) ?? '')?.[1]?.trim() ?? null;
+  const projectTitle = /^#\s+(.+)$/m.exec(readTextIfExists(ctx.planningPath('PROJECT.md')) ?? '')?.[1]?.trim() ?? null;
   const now = ctx.now();
   const context: Record<string, unknown> = {
     date: now.toISOString().slice(0, 10),

@@ -265,34 +265,44 @@ export function loadConfig(ctx: Ctx, opts: { optionalProject?: boolean; quiet?: 
   const hit = cache.get(ctx);
   if (hit) return hit;
   const root = opts.optionalProject ? ctx.maybeRoot : ctx.root;
-  const file = root ? path.join(root, '.planning', 'config.json') : path.join(ctx.cwd, '.planning', 'config.json');
-  const label = ctx.rel(file);
-  const text = root ? readTextIfExists(file) : null;
-  let data: JsonMap = {};
-  let raw: JsonMap = {};
-  let problems: ConfigProblem[] = [];
-  if (text !== null) {
-    let parsed: unknown;
-    try {
-      parsed = parseJson(text, label);
-    } catch (error) {
-      if (error instanceof CliError) throw new CliError('failed', error.message);
-      throw error;
-    }
-    const sorted = sortConfig(parsed, text, label);
-    if (!opts.quiet) {
-      for (const w of sorted.warnings) ctx.warn(w);
-      for (const p of sorted.problems) ctx.warn(problemWarning(label, p));
-    }
-    raw = parsed as JsonMap;
-    data = sorted.usable;
-    problems = sorted.problems;
-  }
+  // A workstream's config.json is an overlay on the project's: its keys win, the rest come from the project.
+  const base = readConfigFile(ctx, ctx.draftPlanningPath('config.json'), root !== null, opts.quiet);
+  const overlay = root && ctx.workstream ? readConfigFile(ctx, path.join(ctx.planning, 'config.json'), true, opts.quiet) : null;
+  const own = overlay ?? base;
+  const data = overlay ? (deepMerge(base.usable, overlay.usable) as JsonMap) : base.usable;
   const resolved = deepMerge(configDefaults(), data) as JsonMap;
   applyFlatAliases(resolved, data, root);
-  const loaded: LoadedConfig = { path: file, exists: text !== null, file: data, raw, resolved, text, problems };
+  const loaded: LoadedConfig = {
+    path: own.file,
+    exists: base.text !== null || own.text !== null,
+    file: data,
+    raw: own.raw,
+    resolved,
+    text: own.text,
+    problems: [...base.problems, ...(overlay?.problems ?? [])],
+  };
   cache.set(ctx, loaded);
   return loaded;
+}
+
+/** One config file read and sorted into usable values and problems; absent reads as empty. */
+function readConfigFile(ctx: Ctx, file: string, read: boolean, quiet: boolean | undefined) {
+  const label = ctx.rel(file);
+  const text = read ? readTextIfExists(file) : null;
+  if (text === null) return { file, text, usable: {} as JsonMap, raw: {} as JsonMap, problems: [] as ConfigProblem[] };
+  let parsed: unknown;
+  try {
+    parsed = parseJson(text, label);
+  } catch (error) {
+    if (error instanceof CliError) throw new CliError('failed', error.message);
+    throw error;
+  }
+  const sorted = sortConfig(parsed, text, label);
+  if (!quiet) {
+    for (const w of sorted.warnings) ctx.warn(w);
+    for (const p of sorted.problems) ctx.warn(problemWarning(label, p));
+  }
+  return { file, text, usable: sorted.usable, raw: parsed as JsonMap, problems: sorted.problems };
 }
 
 export function forgetConfig(ctx: Ctx): void {

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { CliError } from './errors.ts';
 import { findProjectRoot, rel } from './paths.ts';
+import { PLANNING, planningLayout, resolvePlanning, selectWorkstream, type PlanningLayout } from '../planning/layout.ts';
 
 export type Env = Record<string, string | undefined>;
 
@@ -21,12 +22,16 @@ export class Ctx {
   readonly env: Env;
   readonly coreDir: string;
   readonly warnings: string[] = [];
+  /** `--ws <name>` as given; resolved with the project (planning/layout.ts). */
+  readonly workstreamFlag: string | undefined;
   private rootCache: string | null | undefined;
+  private layoutCache: PlanningLayout | undefined;
 
-  constructor(cwd: string, env: Env, coreDir: string) {
+  constructor(cwd: string, env: Env, coreDir: string, workstreamFlag?: string) {
     this.cwd = cwd;
     this.env = env;
     this.coreDir = coreDir;
+    this.workstreamFlag = workstreamFlag;
   }
 
   /** The project root, or null when no `.planning/` is found. */
@@ -47,12 +52,36 @@ export class Ctx {
     return this.maybeRoot ?? this.cwd;
   }
 
-  get planning(): string {
-    return path.join(this.root, '.planning');
+  /** Where this call's planning files are: the project's `.planning/` and the selected workstream's folder. */
+  get layout(): PlanningLayout {
+    const root = this.root;
+    this.layoutCache ??= planningLayout(root, selectWorkstream(root, this.env, this.workstreamFlag, (m) => this.warn(m)));
+    return this.layoutCache;
   }
 
+  /** The selected workstream, or null for the project's own files. */
+  get workstream(): string | null {
+    return this.layout.workstream;
+  }
+
+  /** The folder holding STATE.md, ROADMAP.md and phases/: the workstream's when one is selected. */
+  get planning(): string {
+    return this.layout.scoped;
+  }
+
+  /** The project's own `.planning/`, shared by every workstream. */
+  get sharedPlanning(): string {
+    return this.layout.shared;
+  }
+
+  /** Every path under `.planning/` comes from here (shared entries and the rest: planning/layout.ts). */
   planningPath(...parts: string[]): string {
-    return path.join(this.planning, ...parts);
+    return resolvePlanning(this.layout, parts);
+  }
+
+  /** The same, for commands that also run before a project exists: then under cwd, with no workstream. */
+  draftPlanningPath(...parts: string[]): string {
+    return this.maybeRoot === null ? path.join(this.cwd, PLANNING, ...parts) : this.planningPath(...parts);
   }
 
   /** Project-relative POSIX path for output and messages. */

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CliError } from './errors.ts';
 import { isDir, readTextIfExists } from './fs.ts';
+import { PLANNING } from '../planning/layout.ts';
 
 const MAX_WALK = 12;
 
@@ -15,9 +16,9 @@ const MAX_WALK = 12;
 export function findProjectRoot(start: string): string | null {
   let dir = path.resolve(start);
   for (let i = 0; i < MAX_WALK; i++) {
-    if (isDir(path.join(dir, '.planning'))) return dir;
+    if (isDir(path.join(dir, PLANNING))) return dir;
     const main = mainWorktreeOf(dir);
-    if (main && main !== dir && isDir(path.join(main, '.planning'))) return main;
+    if (main && main !== dir && isDir(path.join(main, PLANNING))) return main;
     const parent = path.dirname(dir);
     if (parent === dir) break;
     dir = parent;

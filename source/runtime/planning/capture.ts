@@ -7,10 +7,10 @@ import path from 'node:path';
 import type { Ctx } from '../core/context.ts';
 import { peekRecord, recordFiles, recordTitle, textField, type Rec } from './records.ts';
 
-export const todoDir = (ctx: Ctx, which: 'pending' | 'completed') => path.join(ctx.planning, 'todos', which);
-export const seedDir = (ctx: Ctx) => path.join(ctx.planning, 'seeds');
+export const todoDir = (ctx: Ctx, which: 'pending' | 'completed') => ctx.planningPath('todos', which);
+export const seedDir = (ctx: Ctx) => ctx.planningPath('seeds');
 export const threadDir = (ctx: Ctx, which: 'open' | 'resolved') =>
-  which === 'open' ? path.join(ctx.planning, 'threads') : path.join(ctx.planning, 'threads', 'resolved');
+  which === 'open' ? ctx.planningPath('threads') : ctx.planningPath('threads', 'resolved');
 
 export function todoSummary(ctx: Ctx, rec: Rec) {
   const completed = textField(rec.fm, 'completed');

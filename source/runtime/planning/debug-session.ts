@@ -18,8 +18,8 @@ import { peekRecord, recordFiles, recordTitle, textField, type Rec } from './rec
 export const KNOWLEDGE_BASE = 'knowledge-base.md';
 
 export const debugDir = (ctx: Ctx, which: 'active' | 'resolved') =>
-  which === 'active' ? path.join(ctx.planning, 'debug') : path.join(ctx.planning, 'debug', 'resolved');
-export const knowledgeBasePath = (ctx: Ctx) => path.join(ctx.planning, 'debug', KNOWLEDGE_BASE);
+  which === 'active' ? ctx.planningPath('debug') : ctx.planningPath('debug', 'resolved');
+export const knowledgeBasePath = (ctx: Ctx) => ctx.planningPath('debug', KNOWLEDGE_BASE);
 
 export const sessionFiles = (ctx: Ctx, which: 'active' | 'resolved') => recordFiles(debugDir(ctx, which), [KNOWLEDGE_BASE]);
 

@@ -62,7 +62,7 @@ export function pathList(value: unknown): string[] {
 
 /** Read the stamp of the map in `<planning>/codebase/`; STRUCTURE.md's wins when documents disagree. */
 export function readMapStamp(ctx: Ctx): MapStamp {
-  const dir = path.join(ctx.planning, 'codebase');
+  const dir = ctx.planningPath('codebase');
   const documents = listDir(dir).filter((n) => n.endsWith('.md')).sort();
   const stamps = documents.map((n) => ({ file: n, ...stampOf(readTextIfExists(path.join(dir, n)) ?? '', ctx.rel(path.join(dir, n))) })).filter((s) => s.commit !== null);
   const chosen = stamps.find((s) => s.file === 'STRUCTURE.md') ?? stamps[0];

@@ -22,7 +22,7 @@ export interface PhaseInfo {
 }
 
 export function stateMilestone(ctx: Ctx): string | null {
-  const text = readTextIfExists(path.join(ctx.planning, 'STATE.md'));
+  const text = readTextIfExists(ctx.planningPath('STATE.md'));
   if (!text) return null;
   try {
     // A broken frontmatter still gives its milestone when that key parses on its own.
@@ -45,7 +45,7 @@ export function phaseInfo(ctx: Ctx, phase: string, rm: Roadmap | null = roadmapF
   const scan = dir ? scanPhase(dir.dir, padded) : null;
   const name = r?.name ?? bullet?.name ?? (dir?.slug ? dir.slug.replace(/-/g, ' ') : null);
   const slug = dir?.slug || (name ? slugify(name) : null);
-  const expectedDir = path.join(ctx.planning, 'phases', slug ? `${padded}-${slug}` : padded);
+  const expectedDir = ctx.planningPath('phases', slug ? `${padded}-${slug}` : padded);
   return { number: displayPhase(phase), padded, roadmap: r, bulletName: bullet?.name ?? null, dir, scan, name, slug, expectedDir };
 }
 

@@ -71,7 +71,7 @@ export interface StateHeal {
 export const STATE_HEAL_CODE = 'state-frontmatter-rebuilt';
 
 export function statePath(ctx: Ctx): string {
-  return path.join(ctx.planning, 'STATE.md');
+  return ctx.planningPath('STATE.md');
 }
 
 /** Strict parse: any frontmatter problem is a FileFormatError naming the line. */

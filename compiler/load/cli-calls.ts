@@ -1,0 +1,148 @@
+// The runtime-CLI calls a Markdown document makes, read with a real shell
+// parser (tree-sitter-bash, through the secret guard's one loader): a call is
+// a simple command with a word that names gsd-tools.cjs, and its words are the
+// ones after that word, as the shell passes them (quotes and escapes removed,
+// expansions kept as written), each at its line and column in the file.
+// Quoting, $(...), pipes, &&, heredocs and line continuations are the
+// parser's to read; only shell text that mentions gsd-tools.cjs is parsed.
+import type { Node } from 'web-tree-sitter';
+import { loadParsers, parseNow } from '../../source/hooks/lib/secret/parsers.ts';
+import { fencedBlocks, scanLines, splitLines } from './scan-lines.ts';
+import data from '../data/shell-literals.json' with { type: 'json' };
+
+const SHELL_INFO: ReadonlySet<string> = new Set(data.shellInfo);
+const PROGRAM = 'gsd-tools.cjs';
+/** The word that runs the CLI; a quote may close it when the call sits in a quoted YAML string. */
+const PROGRAM_WORD = /gsd-tools\.cjs["']?$/;
+
+export interface ShellWord {
+  /** The word as the program receives it, expansions ($X, ${X}, $(…)) as written. */
+  text: string;
+  /** The word as the source writes it, quotes included. */
+  raw: string;
+  /** 1-based file line and column (UTF-16 code units) of the word's first character. */
+  line: number;
+  column: number;
+}
+
+export interface CliCall {
+  /** The word that names the program. */
+  program: ShellWord;
+  /** The words after it: the verb, its arguments and flags. */
+  words: ShellWord[];
+}
+
+/** Loads the Bash parser; once per process, before the first cliCalls. */
+export function loadShellParser(): Promise<void> {
+  return loadParsers(['bash']);
+}
+
+/** Every runtime-CLI call in `text`, in file order. */
+export function cliCalls(text: string): CliCall[] {
+  if (!text.includes(PROGRAM)) return [];
+  const lines = scanLines(text);
+  const starts = lines.map((line) => line.start);
+  const calls: CliCall[] = [];
+  const inShellFence = new Set<number>();
+  // A shell fence is parsed whole, so a call may span lines (continuations, heredocs).
+  for (const block of fencedBlocks(lines)) {
+    if (!SHELL_INFO.has(block.info.split(/\s/)[0]!.toLowerCase()) || block.body.length === 0) continue;
+    const first = block.body[0]!;
+    const last = block.body[block.body.length - 1]!;
+    const source = text.slice(first.start, last.start + last.content.length + last.eol.length);
+    for (const line of block.body) inShellFence.add(line.line);
+    if (source.includes(PROGRAM)) calls.push(...callsIn(source, first.start, starts));
+  }
+  // Anywhere else (prose, inline code, other fences, frontmatter): the snippet around each mention on its line.
+  for (const [index, line] of splitLines(text).entries()) {
+    if (inShellFence.has(index + 1) || !line.content.includes(PROGRAM)) continue;
+    const seen = new Set<number>();
+    for (let at = line.content.indexOf(PROGRAM); at !== -1; at = line.content.indexOf(PROGRAM, at + 1)) {
+      const { from, to } = snippetAround(line.content, at);
+      if (seen.has(from)) continue;
+      seen.add(from);
+      calls.push(...callsIn(line.content.slice(from, to), line.start + from, starts));
+    }
+  }
+  return calls.sort((a, b) => a.program.line - b.program.line || a.program.column - b.program.column);
+}
+
+/**
+ * The shell text around a mention on a line: the inline code span holding it,
+ * else from the last `node ` before it (a call inside prose or a YAML string)
+ * to the end of the line.
+ */
+function snippetAround(content: string, at: number): { from: number; to: number } {
+  const open = content.lastIndexOf('`', at);
+  const close = content.indexOf('`', at);
+  if (open !== -1 && close !== -1 && backticksBefore(content, open) % 2 === 0) return { from: open + 1, to: close };
+  const node = content.lastIndexOf('node ', at);
+  return { from: node === -1 ? 0 : node, to: content.length };
+}
+
+/** How many backticks stand before `at`: an even count means the one at `at` opens a span. */
+function backticksBefore(content: string, at: number): number {
+  let count = 0;
+  for (let i = content.indexOf('`'); i !== -1 && i < at; i = content.indexOf('`', i + 1)) count += 1;
+  return count;
+}
+
+/** The calls of one shell snippet that starts at `offset` of the file text. */
+function callsIn(source: string, offset: number, starts: readonly number[]): CliCall[] {
+  const tree = parseNow('bash', source);
+  if (!tree) throw new Error(`internal: the shell parser gave up on ${JSON.stringify(source.slice(0, 60))}`);
+  const place = (node: Node) => position(offset + node.startIndex, starts);
+  const calls: CliCall[] = [];
+  try {
+    for (const command of tree.rootNode.descendantsOfType('command')) {
+      if (!command) continue;
+      const words = commandWords(command);
+      const at = words.findIndex((word) => PROGRAM_WORD.test(wordText(word)));
+      if (at === -1) continue;
+      const word = (node: Node): ShellWord => ({ text: wordText(node), raw: node.text, ...place(node) });
+      calls.push({ program: word(words[at]!), words: words.slice(at + 1).map(word) });
+    }
+  } finally {
+    tree.delete();
+  }
+  return calls;
+}
+
+/** The command's name and arguments, in order (assignments, redirections and comments left out). */
+function commandWords(command: Node): Node[] {
+  const words: Node[] = [];
+  for (const child of command.namedChildren) {
+    if (!child) continue;
+    if (child.type === 'command_name') words.push(child.namedChildren[0] ?? child);
+    else if (child.type !== 'variable_assignment' && child.type !== 'comment' && !child.type.endsWith('redirect')) words.push(child);
+  }
+  return words;
+}
+
+/** A word as the program receives it: quotes and backslashes removed, expansions kept as written. */
+function wordText(node: Node): string {
+  switch (node.type) {
+    case 'word':
+      return node.text.replace(/\\(\n|.)/g, (_, ch: string) => (ch === '\n' ? '' : ch));
+    case 'raw_string':
+      return node.text.slice(1, -1);
+    case 'string':
+      return node.text.slice(1, -1).replace(/\\([$`"\\\n])/g, (_, ch: string) => (ch === '\n' ? '' : ch));
+    case 'concatenation':
+      return node.namedChildren.map((child) => (child ? wordText(child) : '')).join('');
+    default:
+      return node.text;
+  }
+}
+
+/** 1-based line and column of a file offset, from the sorted line starts. */
+function position(offset: number, starts: readonly number[]): { line: number; column: number } {
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (starts[middle]! <= offset) low = middle;
+    else high = middle - 1;
+  }
+  return { line: low + 1, column: offset - (starts[low] ?? 0) + 1 };
+}
