@@ -769,11 +769,39 @@ function captureFlow(s: Scratch): void {
   s.committed(/^docs: complete todo - Export notes as Markdown$/m);
 }
 
-test('should debug a bug from report to knowledge base and capture, list and complete a todo with the calls the corpus makes', async () => {
+const SPIKE = 'gsd-core/workflows/spike.md';
+const SKETCH = 'gsd-core/workflows/sketch.md';
+const WRAP_UP = 'gsd-core/references/experiment-wrap-up.md';
+
+/** A spike and a sketch from start to wrap-up; the planner's FINDINGS.md gets both verdicts. */
+function ideationFlow(s: Scratch): void {
+  assert.is(s.run(pick(SPIKE, 'experiment list')).count, 0);
+  const spike = s.run(pick(SPIKE, 'experiment add'), { vars: { title: 'Full-text search in SQLite', question: 'Does FTS5 answer 10k notes under 50 ms?', plan: 'Pass: p95 under 50 ms.' } });
+  assert.is(spike.dir, '.planning/spikes/001-full-text-search-in-sqlite');
+  const sketch = s.run(pick(SKETCH, 'experiment add'), { vars: { title: 'Note editor', question: 'Split view or toggle?', constraints: 'Laptop screens.' } });
+  assert.is(sketch.dir, '.planning/sketches/001-note-editor');
+  s.write(`${spike.dir}/FINDINGS.md`, '# Findings\n\nYes: p95 12 ms with FTS5.\n');
+  s.write(`${sketch.dir}/FINDINGS.md`, '# Findings\n\nToggle (variant-b.html).\n');
+  for (const [kind, e, verdict] of [['spike', spike, 'Yes: FTS5, p95 12 ms.'], ['sketch', sketch, 'A toggle, not a split view.']] as const) {
+    s.run(pick(WRAP_UP, 'experiment wrap'), { vars: { kind, id: e.id, verdict } });
+    s.run(pick(WRAP_UP, 'commit'), { vars: { kind, id: e.id, dir: e.dir } });
+    s.committed(new RegExp(`^docs: wrap up ${kind} 001$`, 'm'));
+  }
+  assert.match(s.read('.planning/FINDINGS.md'), /## spike 001: Full-text search in SQLite\n\nYes: FTS5, p95 12 ms\.[^]*## sketch 001: Note editor/);
+  assert.equal(s.run(pick(SPIKE, 'experiment list')).experiments.map((e: { status: string }) => e.status), ['wrapped']);
+  assert.is(s.git(['status', '--porcelain', '--', '.planning/FINDINGS.md', '.planning/spikes', '.planning/sketches']).trim(), '', 'the wrap-ups are committed');
+  // plan-phase hands the index to the planner (the single spawn and the chunked one).
+  for (const rel of [PLAN_PHASE, 'gsd-core/workflows/plan-phase/steps/chunked-planning.md']) {
+    assert.match(fs.readFileSync(path.join(SOURCE, rel), 'utf8'), /<files_to_read>[^<]*\.planning\/FINDINGS\.md \(if it exists/, rel);
+  }
+}
+
+test('should debug a bug from report to knowledge base and capture, list and complete a todo and spike and sketch with the calls the corpus makes', async () => {
   const s = new Scratch(await buildBundle(), tmpDir('gsd-lifecycle-cache-'));
   initialise(s);
   debugFlow(s);
   captureFlow(s);
+  ideationFlow(s);
 });
 
 /**

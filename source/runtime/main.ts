@@ -39,6 +39,7 @@ const FAMILIES: Record<string, () => Promise<HandlerModule>> = {
   todo: () => import('./commands/capture.ts'),
   seed: () => import('./commands/capture.ts'),
   thread: () => import('./commands/capture.ts'),
+  experiment: () => import('./commands/experiment.ts'),
   debug: () => import('./commands/debug.ts'),
   uat: () => import('./commands/uat.ts'),
   quick: () => import('./commands/quick.ts'),
