@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { formatDiagnostic, type Diagnostic } from './diagnostics.ts';
-import { allBundles, compile, emitBundles, errorsOf, REPO_ROOT, type BundleSelection, type Compiled } from './pipeline.ts';
+import { allBundles, compile, emitBundles, errorsOf, profileIr, REPO_ROOT, type BundleSelection, type Compiled } from './pipeline.ts';
 import { layoutNames } from './load/layout.ts';
 import { writeTrees } from './write/write-tree.ts';
 import { compareWithGolden, formatGoldenFinding, goldenTrees, readGoldenFiles } from './golden/compare-golden.ts';
@@ -18,6 +18,7 @@ import { SCOPE_IDS, type ScopeId } from './targets/target-types.ts';
 import type { VirtualTree } from './emit/virtual-tree.ts';
 import { buildSite } from './site/build-site.ts';
 import { buildRelease } from './release/release.ts';
+import { FULL_PROFILE, parseProfileNames } from './compose/select-profile.ts';
 
 const COMMON_OPTIONS = {
   source: { type: 'string' },
@@ -39,6 +40,9 @@ Options:
   --out <dir>       output root (default: ./dist)
   --targets <dir>   target definitions (default: the project's targets/)
   --layout <name>   how to read the source tree (compiler/data/layouts; detected by default)
+  --profile <names> the skill profile(s) to ship, comma-separated (source/profiles.json:
+                    core, standard, full; an add-on such as review only with another:
+                    core,review); default full
 
 Other verbs: check, ir, budgets, matrix, site, release, keygen, install (gsd-build <verb> --help).`,
   check: `Usage: gsd-build check [--update] [--source <dir>] [--golden <dir>]
@@ -102,13 +106,14 @@ Generates an Ed25519 key pair for signing releases: <dir>/release-signing.key
 (the secret key, PKCS#8 PEM, mode 0600) and <dir>/release-signing.pub (the
 public key in minisign's format). Never overwrites a file. Keep the secret key
 out of the repository; publish the public key.`,
-  site: `Usage: gsd-build site [--source <dir>] [--out <dir>]
+  site: `Usage: gsd-build site [--source <dir>] [--out <dir>] [--profile <names>]
 
 Renders the docs site from the corpus IR into <out> (default ./dist/site): an
 index, a page per command, workflow, agent, reference and template, the runtime
 matrix, the byte budgets as charts, and search. Static HTML with relative links
 only and no request outside its own files: open <out>/index.html from disk or
-serve the folder from any static host.`,
+serve the folder from any static host. --profile documents only what those skill
+profiles ship (default full).`,
 } as const;
 
 type Verb = keyof typeof HELP;
@@ -194,12 +199,24 @@ function reportEmitted(diagnostics: Diagnostic[], io: Io, prefix: string): boole
   return errors === 0;
 }
 
+/** The profile names of --profile, checked against the corpus's profiles.json (full when not given). */
+function profileOption(value: string | undefined, compiled: Compiled): string[] {
+  const table = compiled.profiles?.profiles ?? null;
+  const chosen = value ?? table?.default ?? FULL_PROFILE;
+  const parsed = parseProfileNames(chosen, table);
+  if ('error' in parsed) throw new UsageError(parsed.error);
+  const addons = parsed.names.filter((name) => table?.profiles[name]?.addon);
+  if (addons.length === parsed.names.length) throw new UsageError(`expected a standalone profile beside the add-on ${addons.join(', ')} (for example core,${addons.join(',')}), found only add-ons`);
+  return parsed.names;
+}
+
 async function runBuild(args: string[], io: Io): Promise<number> {
   const values = parse(args, {
     target: { type: 'string', multiple: true },
     scope: { type: 'string' },
     all: { type: 'boolean' },
     out: { type: 'string' },
+    profile: { type: 'string' },
   });
   if (values.help) {
     io.out(HELP.build);
@@ -213,7 +230,7 @@ async function runBuild(args: string[], io: Io): Promise<number> {
   if (!compiled) return 1;
   const selections = selectBundles(compiled, values.target, values.scope as ScopeId | undefined, values.all ?? false);
   const outRoot = values.out ?? 'dist';
-  const { bundles, diagnostics } = emitBundles(compiled, selections);
+  const { bundles, diagnostics } = emitBundles(compiled, selections, profileOption(values.profile, compiled));
   if (!reportEmitted(diagnostics, io, outRoot)) return 1;
   await writeTrees(outRoot, bundles);
   const files = [...bundles.values()].reduce((sum, tree) => sum + tree.size, 0);
@@ -542,7 +559,7 @@ async function runKeygen(args: string[], io: Io): Promise<number> {
 }
 
 async function runSite(args: string[], io: Io): Promise<number> {
-  const values = parse(args, { out: { type: 'string' } });
+  const values = parse(args, { out: { type: 'string' }, profile: { type: 'string' } });
   if (values.help) {
     io.out(HELP.site);
     return 0;
@@ -559,7 +576,13 @@ async function runSite(args: string[], io: Io): Promise<number> {
       io.err(`${profilesPath}: warning: not read, the agent pages show no models (${(error as Error).message})`);
     }
   }
-  const tree = buildSite({ ir: compiled.ir, targets: compiled.targets, budgetRows: compiled.budgetRows, hooks: compiled.hooks, version: compiled.version, modelProfiles, validatedBy: readValidatedBy(REPO_ROOT) });
+  const selected = profileIr(compiled, profileOption(values.profile, compiled));
+  if (selected.diagnostics.length > 0) {
+    selected.diagnostics.forEach((d) => io.err(formatDiagnostic(d, values.source ?? 'source')));
+    return 1;
+  }
+  const shippedPaths = new Set(selected.ir.nodes.map((node) => node.path));
+  const tree = buildSite({ ir: selected.ir, targets: compiled.targets, budgetRows: compiled.budgetRows.filter((row) => shippedPaths.has(row.path)), hooks: compiled.hooks, version: compiled.version, modelProfiles, validatedBy: readValidatedBy(REPO_ROOT) });
   const out = values.out ?? path.join('dist', 'site');
   await writeTrees(path.dirname(out), new Map([[path.basename(out), tree]]));
   const pages = [...tree.keys()].filter((file) => file.endsWith('.html')).length;

@@ -41,6 +41,8 @@ export const DIAGNOSTIC_CODES = {
   'budget-loosened': 'a ceiling is above its tier cap or above the committed baseline',
   'budget-slack': 'a ceiling sits further above the file than its grace allows',
   'budgets-schema': 'budgets.json does not match schemas/budgets.schema.json',
+  'profiles-schema': 'profiles.json does not match schemas/profiles.schema.json, or names a command or profile that does not exist',
+  'profile-outside': "a file a skill profile ships mentions a command the profile leaves out, outside any list item or table row it could drop",
   'target-schema': 'a target definition does not match schemas/target.schema.json',
   'hooks-schema': 'hooks/hooks.json does not match schemas/hooks.schema.json, or names a missing script',
   'config-key-unread': 'a config-schema key that no workflow, agent, runtime-CLI or hook source names (warning)',

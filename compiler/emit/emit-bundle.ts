@@ -39,12 +39,14 @@ export interface EmitInput {
   generated?: GeneratedFile[];
   /** The hook registry (hooks/hooks.json). */
   hooks?: HookEntry[];
+  /** The skill profile `ir` was selected for (compose/select-profile.ts); recorded in the manifest unless full. */
+  profile?: string;
 }
 
 /** Node kinds shipped (rendered) under {root}/gsd-core/. */
 const PAYLOAD_KINDS = new Set(['workflow', 'step', 'mode', 'reference', 'template']);
 
-export function emitBundle({ ir, target, scope: scopeId, version, generated = [], hooks = [] }: EmitInput): VirtualTree {
+export function emitBundle({ ir, target, scope: scopeId, version, generated = [], hooks = [], profile }: EmitInput): VirtualTree {
   const scope = target.definition.scopes[scopeId];
   if (!scope) throw new Error(`target ${target.definition.id} has no ${scopeId} scope`);
   const context: RenderContext = { target: target.definition, scope, version };
@@ -97,7 +99,7 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     const merge = CONFIG_MERGE_FORMATS[config.format];
     put(at(config.path), renderConfig(config, target), merge ? { merge } : {});
   }
-  return addBundleManifest(new Map([...tree.entries()].sort(([a], [b]) => compareText(a, b))), target, scopeId, version);
+  return addBundleManifest(new Map([...tree.entries()].sort(([a], [b]) => compareText(a, b))), target, scopeId, version, profile);
 }
 
 interface PlacedCommand {

@@ -1,5 +1,5 @@
 // The text passes every emitted document goes through, in one order:
-// strip gsd:section marker lines, rewrite the typed spans (install root,
+// strip gsd:section marker lines (and the lines a skill profile drops), rewrite the typed spans (install root,
 // command mentions, $ARGUMENTS, a nested router's rows) for the target and scope, apply the target's
 // literal replacements to the text between spans, and end every line in LF.
 import type { IrNode, RewriteSpan } from '../ir/types.ts';
@@ -65,8 +65,8 @@ function applyCuts(text: string, cuts: Cut[], context: RenderContext, from: numb
 
 /** Whole lines that never reach this runtime's bundle: markers, and gsd:only passages for other runtimes. */
 function removedLines(node: IrNode, targetId: string): Cut[] {
-  if (node.markerLines.length === 0 && node.onlyBlocks.length === 0) return [];
-  const lines = new Set(node.markerLines);
+  if (node.markerLines.length === 0 && node.onlyBlocks.length === 0 && !node.droppedLines) return [];
+  const lines = new Set([...node.markerLines, ...(node.droppedLines ?? [])]);
   for (const block of node.onlyBlocks) {
     if (block.runtimes.includes(targetId)) {
       lines.add(block.openLine).add(block.closeLine);

@@ -1,0 +1,76 @@
+// Skill profiles on a four-file corpus (fixtures/profiles): what a profile
+// ships is computed from the edges, list items and table rows naming a command
+// it leaves out are dropped, profiles compose, and full is the IR itself.
+import path from 'node:path';
+import { compile, emitBundles, profileIr, type Compiled } from '../pipeline.ts';
+import { droppableUnit } from '../compose/select-profile.ts';
+import { splitLines } from '../load/scan-lines.ts';
+import type { VirtualTree } from '../emit/virtual-tree.ts';
+import { suite, assert } from './harness.ts';
+import { FIXTURES, runCli, temporaryDir } from './fixture-support.ts';
+
+const profiles = suite('profiles');
+const SOURCE = path.join(FIXTURES, 'profiles', 'source');
+const CLAUDE = [{ target: 'claude', scope: 'global' as const }];
+let compiled: Compiled;
+
+profiles.before(async () => {
+  compiled = await compile({ sourceDir: SOURCE });
+  assert.equal(compiled.diagnostics, []);
+});
+
+const bundle = (names: string[]): VirtualTree => {
+  const { bundles, diagnostics } = emitBundles(compiled, CLAUDE, names);
+  assert.equal(diagnostics, []);
+  return bundles.get('claude/global')!;
+};
+const text = (tree: VirtualTree, file: string) => String(tree.get(file)?.contents);
+const skills = (tree: VirtualTree) => [...tree.keys()].filter((file) => file.endsWith('/SKILL.md')).sort();
+
+profiles('should ship a profile\'s commands and exactly the files their edges reach', () => {
+  const ids = profileIr(compiled, ['core']).ir.nodes.map((node) => node.id).sort();
+  assert.equal(ids, ['command:start', 'reference:rules', 'workflow:start']);
+  const tree = bundle(['core']);
+  assert.equal(skills(tree), ['.claude/skills/gsd-start/SKILL.md']);
+  assert.ok(tree.has('.claude/gsd-core/references/rules.md'));
+  assert.not.ok(tree.has('.claude/gsd-core/references/review-notes.md'), 'read only by review, which core leaves out');
+});
+
+profiles('should drop the whole list item and the table row naming a command the profile leaves out', () => {
+  const start = text(bundle(['core']), '.claude/skills/gsd-start/SKILL.md');
+  assert.not.match(start, /gsd-review|A second line/);
+  assert.match(start, /Follow the workflow\.\n\n\n\| Next \| Command \|\n\|---\|---\|\n$/);
+  assert.match(text(bundle(['full']), '.claude/skills/gsd-start/SKILL.md'), /`\/gsd-review` checks it\.\n  A second line/);
+});
+
+profiles('should compose profiles as the union of what each ships', () => {
+  assert.equal(skills(bundle(['core', 'shipping'])), ['.claude/skills/gsd-ship/SKILL.md', '.claude/skills/gsd-start/SKILL.md']);
+  assert.match(text(bundle(['core', 'shipping']), 'gsd-file-manifest.json'), /"profile": "core,shipping"/);
+});
+
+profiles('should record the profile in the manifest, and leave full bundles as they were', () => {
+  assert.match(text(bundle(['core']), 'gsd-file-manifest.json'), /"profile": "core"/);
+  assert.not.match(text(bundle(['full']), 'gsd-file-manifest.json'), /"profile"/);
+  assert.is(profileIr(compiled, ['full']).ir, compiled.ir, 'full is the IR itself, so its bundles keep their bytes');
+  assert.is(profileIr(compiled, ['core', 'full']).label, 'full');
+});
+
+profiles('should find list items by indentation and refuse running prose', () => {
+  const lines = splitLines('Prose with\na mention.\n\n- item\n  more\n  - child\n- next\n| a | b |\n');
+  assert.equal(droppableUnit(lines, 2), null);
+  assert.equal(droppableUnit(lines, 5), [4, 5, 6]);
+  assert.equal(droppableUnit(lines, 6), [6]);
+  assert.equal(droppableUnit(lines, 8), [8]);
+});
+
+profiles('should refuse an unknown profile and an add-on alone on the command line', () => {
+  const out = temporaryDir('profiles');
+  const unknown = runCli(['--target', 'claude', '--scope', 'global', '--profile', 'cor', '--source', SOURCE, '--out', out]);
+  assert.is(unknown.status, 2);
+  assert.match(unknown.stderr, /expected --profile with one or more of core, shipping, full \(comma-separated\), found "cor"/);
+  const addon = runCli(['--target', 'claude', '--scope', 'global', '--profile', 'shipping', '--source', SOURCE, '--out', out]);
+  assert.is(addon.status, 2);
+  assert.match(addon.stderr, /expected a standalone profile beside the add-on shipping/);
+});
+
+profiles.run();
