@@ -83,6 +83,9 @@ Options:
                        this minisign public key (a .pub file, or its RW… line)
                        instead of the project's key (compiler/data/release-signing.pub)
   --require-signature  --zip: refuse a zip without gsd-file-manifest.json.minisig
+  --profile <names>    the skill profile to install (core, full, ...). An update
+                       keeps the installed profile: --target builds it, and a zip
+                       of another profile is refused unless --profile names it
   --raw                a readable summary instead of JSON
 
 A zip's signature is checked before anything is written: a bad one, or one
@@ -90,7 +93,9 @@ by another key, refuses the install whole.`,
   release: `Usage: gsd-build release [--out <dir>] [--source <dir>] [--sign-key <file>]
 
 Builds every target and scope and writes one reproducible zip per bundle into
-<out> (default ./dist/release): gsd-<target>-<scope>-<version>.zip, plus
+<out> (default ./dist/release): gsd-<target>-<scope>-<version>.zip (the full
+profile), gsd-<target>-<scope>-<profile>-<version>.zip for each profile the
+corpus's profiles.json releases ("release": ["core"]), plus
 SHA256SUMS and release-manifest.json (per zip: file count, bytes, sha256).
 Same sources give the same bytes: sorted entries, a fixed timestamp, fixed
 modes (executables 0755). Nothing is written when any check fails.
@@ -392,6 +397,7 @@ async function runInstall(args: string[], io: Io): Promise<number> {
     raw: { type: 'boolean' },
     'public-key': { type: 'string' },
     'require-signature': { type: 'boolean' },
+    profile: { type: 'string' },
   });
   if (values.help) {
     io.out(HELP.install);
@@ -408,6 +414,8 @@ async function runInstall(args: string[], io: Io): Promise<number> {
   const { checkBundleSignature, MANIFEST_SIGNATURE_FILE, pinnedKey } = await import('../source/runtime/install/signature.ts');
   let files: Map<string, Uint8Array>;
   let label: string;
+  /** With --target: the bundle built afresh for a profile, or null when its checks fail. */
+  let built: ((names: string[]) => Map<string, Uint8Array> | null) | null = null;
   // Where the bundle may land comes from our target definitions, never from the zip.
   let policies: LandingPolicy[] = [];
   let signature: import('../source/runtime/install/signature.ts').SignatureReport;
@@ -449,16 +457,22 @@ async function runInstall(args: string[], io: Io): Promise<number> {
     const target = compiled.targets.find((candidate) => candidate.definition.id === values.target);
     const scope = (values.scope as ScopeId | undefined) ?? (target?.definition.scopes.global ? 'global' : 'local');
     const selections = selectBundles(compiled, [values.target!], scope, false);
-    const { bundles, diagnostics } = emitBundles(compiled, selections);
-    if (!reportEmitted(diagnostics, io, 'bundle')) return 1;
-    const tree = bundles.get(`${values.target}/${scope}`)!;
-    files = new Map([...tree].map(([file, entry]) => [file, typeof entry.contents === 'string' ? Buffer.from(entry.contents, 'utf8') : entry.contents]));
+    const profileNames = profileOption(values.profile, compiled);
+    built = (names: string[]) => {
+      const { bundles, diagnostics } = emitBundles(compiled, selections, names);
+      if (!reportEmitted(diagnostics, io, 'bundle')) return null;
+      const tree = bundles.get(`${values.target}/${scope}`)!;
+      return new Map([...tree].map(([file, entry]) => [file, typeof entry.contents === 'string' ? Buffer.from(entry.contents, 'utf8') : entry.contents]));
+    };
+    const first = built(profileNames);
+    if (!first) return 1;
+    files = first;
     label = `${values.target}/${scope}`;
     signature = { status: 'none', summary: 'signature: none — built here from the sources, not a download' };
     policies = landingPolicies(compiled.targets);
   }
-  try {
-    const report = install(bundleFromFiles(files, label), {
+  const run = (bundleFiles: Map<string, Uint8Array>, profile: string | undefined) =>
+    install(bundleFromFiles(bundleFiles, label), {
       home: process.env.HOME || os.homedir(),
       cwd: process.cwd(),
       env: process.env,
@@ -467,8 +481,21 @@ async function runInstall(args: string[], io: Io): Promise<number> {
       ...(values['config-dir'] !== undefined ? { configDir: values['config-dir'] } : {}),
       dryRun: values['dry-run'] ?? false,
       force: values.force ?? false,
+      ...(profile !== undefined ? { profile } : {}),
       policies,
     });
+  try {
+    let report;
+    try {
+      report = run(files, values.profile);
+    } catch (error) {
+      // Built from the sources, an update keeps the installed profile: build that one instead.
+      const installed = (error as { extra?: { installedProfile?: unknown } }).extra?.installedProfile;
+      if (!built || values.profile !== undefined || typeof installed !== 'string') throw error;
+      const again = built(installed.split(','));
+      if (!again) return 1;
+      report = run(again, undefined);
+    }
     const data = { ...report, signature };
     io.out(values.raw ? summary(data) : JSON.stringify(data, null, 2));
     return 0;
@@ -509,6 +536,12 @@ async function runRelease(args: string[], io: Io): Promise<number> {
   if (!compiled) return 1;
   const out = values.out ?? path.join('dist', 'release');
   const { bundles, diagnostics } = emitBundles(compiled, allBundles(compiled.targets));
+  // Each profile the corpus releases beside full: the same bundles, keyed <target>/<scope>/<profile>.
+  for (const profile of compiled.profiles?.profiles.release ?? []) {
+    const extra = emitBundles(compiled, allBundles(compiled.targets), [profile]);
+    diagnostics.push(...extra.diagnostics);
+    for (const [key, tree] of extra.bundles) bundles.set(`${key}/${profile}`, tree);
+  }
   if (!reportEmitted(diagnostics, io, out)) return 1;
   const release = await buildRelease(bundles, compiled.version, signer);
   const tree: VirtualTree = new Map([...release.outputs].map(([file, contents]) => [file, { contents }]));

@@ -21,6 +21,8 @@ export interface ProfileDefinition {
 
 export interface Profiles {
   default?: string;
+  /** Profiles released beside full. */
+  release?: string[];
   profiles: Record<string, ProfileDefinition>;
 }
 
@@ -57,6 +59,9 @@ export function loadProfiles(file: string, text: string, commandStems: ReadonlyS
   const names = Object.keys(profiles.profiles);
   if (profiles.profiles[FULL_PROFILE]?.all !== true) report(['profiles'], `expected a "${FULL_PROFILE}" profile with "all": true (what a build ships by default), found ${profiles.profiles[FULL_PROFILE] ? 'one without it' : 'none'}`);
   if (profiles.default !== undefined && !names.includes(profiles.default)) report(['default'], `expected a profile name (${names.join(', ')}), found "${profiles.default}"`);
+  (profiles.release ?? []).forEach((name, index) => {
+    if (!names.includes(name) || profiles.profiles[name]!.addon) report(['release', index], `expected a standalone profile name (${names.filter((n) => !profiles.profiles[n]!.addon).join(', ')}), found "${name}"`);
+  });
   for (const [name, definition] of Object.entries(profiles.profiles)) {
     (definition.commands ?? []).forEach((stem, index) => {
       if (!commandStems.has(stem)) report(['profiles', name, 'commands', index], `expected the stem of a command in commands/gsd/, found "${stem}"`);

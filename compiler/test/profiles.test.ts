@@ -8,6 +8,12 @@ import { splitLines } from '../load/scan-lines.ts';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { suite, assert } from './harness.ts';
 import { FIXTURES, runCli, temporaryDir } from './fixture-support.ts';
+import fs from 'node:fs';
+import { bytesOf } from '../emit/bundle-manifest.ts';
+import { landingPolicies } from '../targets/landing-policy.ts';
+import { bundleFromFiles } from '../../source/runtime/install/bundle.ts';
+import { install, INSTALLED_FILE, type Options } from '../../source/runtime/install/install.ts';
+import { nextRelease } from '../../source/runtime/test/install-fixtures.ts';
 
 const profiles = suite('profiles');
 const SOURCE = path.join(FIXTURES, 'profiles', 'source');
@@ -71,6 +77,47 @@ profiles('should refuse an unknown profile and an add-on alone on the command li
   const addon = runCli(['--target', 'claude', '--scope', 'global', '--profile', 'shipping', '--source', SOURCE, '--out', out]);
   assert.is(addon.status, 2);
   assert.match(addon.stderr, /expected a standalone profile beside the add-on shipping/);
+});
+
+const filesOf = (tree: VirtualTree) => new Map([...tree].map(([file, entry]) => [file, bytesOf(entry)]));
+const installed = (home: string) => JSON.parse(fs.readFileSync(path.join(home, '.claude', INSTALLED_FILE), 'utf8')) as { profile: string; files: { dest: string }[] };
+const skillsIn = (home: string) => fs.readdirSync(path.join(home, '.claude', 'skills')).sort();
+
+profiles('should keep the installed profile on update, refuse another unless chosen, and switch by exactly the difference', () => {
+  const home = fs.realpathSync(temporaryDir('profiles-home'));
+  const options = (extra: Partial<Options> = {}): Options => ({ home, cwd: home, env: {}, now: new Date('2026-01-02T03:04:05Z'), policies: landingPolicies(compiled.targets), ...extra });
+  const core = filesOf(bundle(['core']));
+  const full = filesOf(bundle(['full']));
+  assert.is(install(bundleFromFiles(core, 'core'), options()).profile, 'core');
+  assert.is(installed(home).profile, 'core');
+  assert.equal(skillsIn(home), ['gsd-start']);
+
+  // A newer core release updates in place and keeps core.
+  const update = install(bundleFromFiles(nextRelease(core, '.claude/gsd-core/VERSION'), 'core 9.9.9'), options());
+  assert.is(update.action, 'update');
+  assert.is(update.previousProfile, undefined);
+  assert.is(installed(home).profile, 'core');
+
+  // A full bundle over core is refused, nothing changed, unless the user chooses full.
+  const before = fs.readFileSync(path.join(home, '.claude', INSTALLED_FILE), 'utf8');
+  assert.throws(() => install(bundleFromFiles(full, 'full'), options()), /the core profile is installed and this bundle ships full; install gsd-claude-global-core-\S+\.zip to update and keep it, or pass --profile full to switch/);
+  assert.is(fs.readFileSync(path.join(home, '.claude', INSTALLED_FILE), 'utf8'), before);
+  assert.throws(() => install(bundleFromFiles(full, 'full'), options({ profile: 'core' })), /expected the core profile's bundle for --profile core/);
+
+  const toFull = install(bundleFromFiles(full, 'full'), options({ profile: 'full' }));
+  assert.is(toFull.previousProfile, 'core');
+  assert.equal(skillsIn(home), ['gsd-review', 'gsd-ship', 'gsd-start']);
+  assert.ok(fs.existsSync(path.join(home, '.claude/gsd-core/references/review-notes.md')));
+
+  // Back to core: exactly what full had and core lacks goes, the rest stays.
+  const fullFiles = new Set(installed(home).files.map((file) => file.dest));
+  const toCore = install(bundleFromFiles(core, 'core'), options({ profile: 'core' }));
+  const coreFiles = new Set(installed(home).files.map((file) => file.dest));
+  const gone = [...fullFiles].filter((file) => !coreFiles.has(file)).map((file) => path.relative(home, file)).sort();
+  assert.equal(toCore.files.removed.map((file) => file.replace(/^~\//, '')).sort(), gone);
+  assert.equal(gone, ['.claude/gsd-core/references/review-notes.md', '.claude/skills/gsd-review/SKILL.md', '.claude/skills/gsd-ship/SKILL.md']);
+  for (const file of gone) assert.not.ok(fs.existsSync(path.join(home, file)), file);
+  assert.equal(skillsIn(home), ['gsd-start']);
 });
 
 profiles.run();
