@@ -12,6 +12,7 @@ import { compareWithGolden, formatGoldenFinding, goldenTrees, readGoldenFiles } 
 import { compareWithBaseline, type Budgets } from './check/check-budgets.ts';
 import { DEFAULT_TARGETS_DIR, loadTargets } from './targets/load-targets.ts';
 import { landingPolicies } from './targets/landing-policy.ts';
+import { retiredMessage } from './targets/retired-targets.ts';
 import type { LandingPolicy } from '../source/runtime/install/bundle-types.ts';
 import { MATRIX_BEGIN, MATRIX_END, matrixMarkdown, matrixRows, readValidatedBy, replaceMatrix } from './report/support-matrix.ts';
 import { SCOPE_IDS, type ScopeId } from './targets/target-types.ts';
@@ -240,6 +241,7 @@ async function runBuild(args: string[], io: Io): Promise<number> {
   await writeTrees(outRoot, bundles);
   const files = [...bundles.values()].reduce((sum, tree) => sum + tree.size, 0);
   io.out(`built ${bundles.size} bundle(s), ${files} files, into ${outRoot}/ in ${Math.round(performance.now() - started)} ms: ${[...bundles.keys()].join(', ')}`);
+  if (!compiled.shipsRuntimeCli) io.out(`note: ${values.source ?? 'source'} ships no runtime CLI (no runtime/build.ts): its bundles carry no gsd-tools`);
   for (const target of compiled.targets) {
     if (!selections.some((selection) => selection.target === target.definition.id)) continue;
     for (const [scope, reason] of Object.entries(target.definition.unsupportedScopes ?? {})) io.out(`note: ${target.definition.id} has no ${scope} scope: ${reason}`);
@@ -253,7 +255,8 @@ function selectBundles(compiled: Compiled, targets: string[] | undefined, scope:
   const known = [...new Set(available.map((b) => b.target))];
   const selections: BundleSelection[] = [];
   for (const target of targets ?? []) {
-    if (!known.includes(target)) throw new UsageError(`expected a target id (${known.join(', ')}), found "${target}"`);
+    // A retired runtime id names its sunset date and successor rather than "unknown".
+    if (!known.includes(target)) throw new UsageError(retiredMessage(target) ?? `expected a target id (${known.join(', ')}), found "${target}"`);
     const matching = available.filter((b) => b.target === target && (scope === undefined || b.scope === scope));
     if (matching.length === 0) {
       const reason = compiled.targets.find((t) => t.definition.id === target)?.definition.unsupportedScopes?.[scope!];

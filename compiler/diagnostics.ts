@@ -44,10 +44,12 @@ export const DIAGNOSTIC_CODES = {
   'profiles-schema': 'profiles.json does not match schemas/profiles.schema.json, or names a command or profile that does not exist',
   'profile-outside': "a file a skill profile ships mentions a command the profile leaves out, outside any list item or table row it could drop",
   'target-schema': 'a target definition does not match schemas/target.schema.json',
+  'target-facts': "a target's facts.json does not match schemas/facts.schema.json, or its definition names an event, tool, key, permission or limit the facts do not document",
   'hooks-schema': 'hooks/hooks.json does not match schemas/hooks.schema.json, or names a missing script',
   'config-key-unread': 'a config-schema key that no workflow, agent, runtime-CLI or hook source names (warning)',
   'when-atom-unused': 'a when= atom of the runtime predicate table that no gsd:section marker uses (warning)',
   'ref-orphan': 'a reference that no command, workflow, agent or other reference loads (warning)',
+  'runtime-build': "the corpus's runtime code (runtime/build.ts and what it bundles) does not bundle or build",
   'emit-foreign-path': "emitted text names another runtime's root",
   'limit-exceeded': "an emitted file or frontmatter value breaks a limit the runtime documents (a size, a value pattern, text it would rewrite)",
 } as const;

@@ -4,13 +4,13 @@
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { sortDiagnostics, type Diagnostic } from './diagnostics.ts';
 import type { CorpusIr } from './ir/types.ts';
 import { buildIr } from './load/build-ir.ts';
 import { loadHooks, loadSettingsHooks, type HookEntry } from './load/load-hooks.ts';
 import { detectLayout, loadLayout, type Layout } from './load/layout.ts';
 import { readSourceTree } from './load/read-source-tree.ts';
+import { buildCorpusRuntime } from './load/build-runtime.ts';
 import { checkFrontmatter } from './check/check-frontmatter.ts';
 import { checkReferences } from './check/check-references.ts';
 import { checkStepFiles } from './check/check-step-files.ts';
@@ -42,6 +42,8 @@ export interface CompileOptions {
 export interface Compiled {
   /** The layout the tree was read with. */
   layout: string;
+  /** Whether the corpus has runtime code (runtime/build.ts): without it, its bundles carry no gsd-tools. */
+  shipsRuntimeCli: boolean;
   /** The layout's deliberate mentions of other runtimes' folders. */
   allowedForeignPaths: RegExp[];
   /** The layout's declared corpus defects (diagnostic code → reason): warnings, here and in emitted bundles. */
@@ -104,7 +106,9 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     ...checkCommandCells(ir.nodes, new Set([...shippedCommandNames(ir.nodes), ...ir.nodes.filter((node) => node.kind === 'agent').map((node) => node.name), ...hooks.map((hook) => hook.id)])),
     ...deadSettingFindings(await settingsSources(options.sourceDir, files, layout, ir.nodes), ir.nodes, layout.settings?.maintainerDocs ?? []),
   );
-  const built = await buildGenerated(options.sourceDir, hookPayloads(targets));
+  const runtime = await buildCorpusRuntime(options.sourceDir, hookPayloads(targets), REPO_ROOT);
+  diagnostics.push(...runtime.diagnostics);
+  const built = runtime.files;
   const generated: GeneratedFile[] = [
     // Built programs (a shebang line) are executables: mode 0755 in bundles and zips.
     ...built.map((file) => (startsWithShebang(file.contents) ? { ...file, executable: true } : file)),
@@ -114,6 +118,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
   ];
   return {
     layout: layout.name,
+    shipsRuntimeCli: runtime.shipsCli,
     allowedForeignPaths: layout.allowedForeignPaths,
     layoutWarnings: layout.warnings,
     ir,
@@ -169,19 +174,9 @@ export function emitBundles(compiled: Compiled, selections: readonly BundleSelec
   return { bundles, diagnostics: sortDiagnostics(applySeverities(diagnostics, compiled.layoutWarnings)) };
 }
 
-/** Files built from the corpus's TypeScript (runtime CLI, hooks), when it has any. */
 /** The hook payload specs of the targets built for, keyed by target id. */
 function hookPayloads(targets: readonly Target[]): Record<string, unknown> {
   return Object.fromEntries(targets.filter((target) => target.hookPayload).map((target) => [target.definition.id, target.hookPayload]));
-}
-
-async function buildGenerated(sourceDir: string, payloads: Record<string, unknown>): Promise<GeneratedFile[]> {
-  const builder = path.join(sourceDir, 'runtime', 'build.ts');
-  if (!existsSync(builder)) return [];
-  const module = (await import(pathToFileURL(path.resolve(builder)).href)) as {
-    bundleRuntime?: (options: { hookPayloads: Record<string, unknown> }) => Promise<GeneratedFile[]> | GeneratedFile[];
-  };
-  return module.bundleRuntime ? [...(await module.bundleRuntime({ hookPayloads: payloads }))] : [];
 }
 
 async function packageVersion(): Promise<string> {
