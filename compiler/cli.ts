@@ -19,7 +19,8 @@ import { SCOPE_IDS, type ScopeId } from './targets/target-types.ts';
 import type { VirtualTree } from './emit/virtual-tree.ts';
 import { buildSite } from './site/build-site.ts';
 import { buildRelease } from './release/release.ts';
-import { FULL_PROFILE, parseProfileNames } from './compose/select-profile.ts';
+import { FULL_PROFILE, parseProfileNames, profileLabel } from './compose/select-profile.ts';
+import { BYTES_PER_TOKEN, listingCost } from './report/listing-cost.ts';
 
 const COMMON_OPTIONS = {
   source: { type: 'string' },
@@ -62,8 +63,11 @@ generated from the target definitions. --update rewrites the copy in README.md
 between its gsd:support-matrix markers.`,
   budgets: `Usage: gsd-build budgets [--source <dir>] [--baseline <budgets.json>]
 
-Prints every file's bytes next to its ceiling, and each command's eager-load
-closure. --baseline compares the corpus's budgets.json with an older one and
+Prints every file's bytes next to its ceiling, each command's eager-load
+closure, and per target × scope × profile the per-turn listing: the bytes and
+approximate tokens (bytes / 4) of the names and descriptions the runtime lists
+in every turn, against budgets.json "listing" and the runtime's own limit
+(target.json "listing"). --baseline compares the corpus's budgets.json with an older one and
 fails if any cap or ceiling went up (ceilings only tighten).`,
   install: `Usage: gsd-build install --target <id> [--scope global|local] [options]
        gsd-build install --zip <gsd-…zip> [options]
@@ -352,6 +356,24 @@ async function runBudgets(args: string[], io: Io): Promise<number> {
   const total = compiled.budgetRows.reduce((sum, row) => sum + row.bytes, 0);
   const largest = compiled.budgetRows.filter((row) => row.closureBytes !== undefined).sort((a, b) => b.closureBytes! - a.closureBytes!)[0];
   io.out(`\n${compiled.budgetRows.length} files, ${total} bytes${largest ? `; largest eager-load closure ${largest.closureBytes} bytes (${largest.path})` : ''}`);
+  // The per-turn listing, per target × scope × standalone profile, measured on the emitted bundles.
+  const standalone = Object.entries(compiled.profiles?.profiles.profiles ?? { [FULL_PROFILE]: { description: '' } })
+    .filter(([, definition]) => !(definition as { addon?: true }).addon)
+    .map(([name]) => name);
+  const listingRows: string[][] = [];
+  for (const profile of standalone) {
+    const label = profileLabel([profile], compiled.profiles?.profiles ?? null);
+    const { bundles } = emitBundles(compiled, allBundles(compiled.targets), [profile]);
+    for (const [key, tree] of bundles) {
+      const target = compiled.targets.find((candidate) => candidate.definition.id === key.split('/')[0])!;
+      const cost = listingCost(tree, target.definition.scopes[key.split('/')[1] as ScopeId]!);
+      const ceiling = compiled.budgets?.budgets.listing?.[label]?.[cost.shape];
+      const limit = target.definition.listing;
+      listingRows.push([key, label, cost.shape, String(cost.listings), String(cost.bytes), String(cost.tokens), ceiling === undefined ? '-' : String(ceiling), limit ? (limit.maxChars !== undefined ? `${cost.chars}/${limit.maxChars} chars` : `~${cost.tokens}/${limit.maxTokens} tokens`) : '-']);
+    }
+  }
+  io.out(`\nPer-turn listing (names and descriptions the runtime lists every turn; tokens ~ bytes / ${BYTES_PER_TOKEN}):`);
+  io.out(table(['bundle', 'profile', 'shape', 'listings', 'bytes', '~tokens', 'budget', 'runtime limit'], listingRows));
   if (values.baseline) {
     if (!compiled.budgets) throw new UsageError('--baseline needs a budgets.json in the source tree');
     const baseline = JSON.parse(await readFile(values.baseline, 'utf8')) as Budgets;

@@ -14,6 +14,8 @@ import { landingPolicies } from '../targets/landing-policy.ts';
 import { bundleFromFiles } from '../../source/runtime/install/bundle.ts';
 import { install, INSTALLED_FILE, type Options } from '../../source/runtime/install/install.ts';
 import { nextRelease } from '../../source/runtime/test/install-fixtures.ts';
+import { checkListing, listingCost } from '../report/listing-cost.ts';
+import { formatDiagnostic } from '../diagnostics.ts';
 
 const profiles = suite('profiles');
 const SOURCE = path.join(FIXTURES, 'profiles', 'source');
@@ -118,6 +120,20 @@ profiles('should keep the installed profile on update, refuse another unless cho
   assert.equal(gone, ['.claude/gsd-core/references/review-notes.md', '.claude/skills/gsd-review/SKILL.md', '.claude/skills/gsd-ship/SKILL.md']);
   for (const file of gone) assert.not.ok(fs.existsSync(path.join(home, file)), file);
   assert.equal(skillsIn(home), ['gsd-start']);
+});
+
+profiles('should measure the per-turn listing and fail past its budget and the runtime\'s own limit', () => {
+  const tree = bundle(['core']);
+  const scope = compiled.targets.find((target) => target.definition.id === 'claude')!.definition.scopes.global!;
+  const cost = listingCost(tree, scope);
+  assert.equal(cost, { shape: 'flat', listings: 1, bytes: 'gsd-startStart the work'.length, chars: 23, tokens: 6, largest: '.claude/skills/gsd-start/SKILL.md' });
+  const definition = { ...compiled.targets[0]!.definition, listing: { maxChars: 20, reason: 'a tiny list' } };
+  assert.equal(checkListing('claude/global', cost, 'core', { ...definition, listing: { maxChars: 23, reason: 'at the limit' } }, { tiers: {}, listing: { core: { flat: 23 } } }), []);
+  const found = checkListing('claude/global', cost, 'core', definition, { tiers: {}, listing: { core: { flat: 22 } } }).map((d) => formatDiagnostic(d));
+  assert.equal(found, [
+    "claude/global/.claude/skills/gsd-start/SKILL.md:1:1: error budget-exceeded expected the core profile's per-turn listing within 22 bytes (budgets.json listing.core.flat), found 23 bytes (~6 tokens) over 1 listings",
+    'claude/global/.claude/skills/gsd-start/SKILL.md:1:1: error limit-exceeded expected the per-turn listing within 20 characters (a tiny list), found 23 over 1 listings',
+  ]);
 });
 
 profiles.run();
