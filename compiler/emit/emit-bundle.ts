@@ -73,7 +73,9 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     for (const file of renderAgents(agents, surface, context, at)) put(file.path, file.contents, { source: file.source });
   }
   for (const node of ir.nodes) {
-    if (PAYLOAD_KINDS.has(node.kind) && node.path.startsWith('gsd-core/') && node.variant === undefined) {
+    // A variant (upstream's `.compact.md` steps, modes and templates) lands at its own path, next to its
+    // canonical file, where the corpus's compact-content gate reads it.
+    if (PAYLOAD_KINDS.has(node.kind) && node.path.startsWith('gsd-core/')) {
       put(at(`{root}/${node.path}`), composeText(node, context, 0), { source: node.path });
     }
   }
