@@ -9,7 +9,7 @@ import { allBundles, compile, emitBundles, errorsOf, profileIr, REPO_ROOT, type 
 import { layoutNames } from './load/layout.ts';
 import { writeTrees } from './write/write-tree.ts';
 import { compareWithGolden, formatGoldenFinding, goldenTrees, readGoldenFiles } from './golden/compare-golden.ts';
-import { compareWithBaseline, type Budgets } from './check/check-budgets.ts';
+import { compareWithBaseline, loadBudgets } from './check/check-budgets.ts';
 import { DEFAULT_TARGETS_DIR, loadTargets } from './targets/load-targets.ts';
 import { landingPolicies } from './targets/landing-policy.ts';
 import { retiredMessage } from './targets/retired-targets.ts';
@@ -376,8 +376,10 @@ async function runBudgets(args: string[], io: Io): Promise<number> {
   io.out(table(['bundle', 'profile', 'shape', 'listings', 'bytes', '~tokens', 'budget', 'runtime limit'], listingRows));
   if (values.baseline) {
     if (!compiled.budgets) throw new UsageError('--baseline needs a budgets.json in the source tree');
-    const baseline = JSON.parse(await readFile(values.baseline, 'utf8')) as Budgets;
-    const loosened = compareWithBaseline(baseline, compiled.budgets);
+    const baseline = loadBudgets(values.baseline, await readFile(values.baseline, 'utf8'));
+    baseline.diagnostics.forEach((d) => io.err(formatDiagnostic(d)));
+    if (!baseline.loaded) return 1;
+    const loosened = compareWithBaseline(baseline.loaded.budgets, compiled.budgets);
     loosened.forEach((d) => io.err(formatDiagnostic(d, values.source ?? 'source')));
     if (loosened.length > 0) return 1;
   }

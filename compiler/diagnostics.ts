@@ -14,6 +14,7 @@ export const DIAGNOSTIC_CODES = {
   'marker-missing-when': 'a gsd:section marker has no when',
   'marker-malformed-id': 'a gsd:section id is not lowercase kebab-case',
   'marker-unknown-when': 'a gsd:section when is not an atom of the frozen vocabulary',
+  'marker-when-unevaluable': 'a gsd:section when is not a predicate of the runtime CLI the layout names',
   'marker-close-with-attributes': 'a /gsd:section close marker carries attributes',
   'marker-nested': 'a gsd:section opens while another is open',
   'marker-duplicate-id': 'a gsd:section id repeats within a file',

@@ -18,7 +18,8 @@ import { checkBudgets, loadBudgets, measureBudgets, type BudgetRow, type LoadedB
 import { checkEmittedPaths, checkLimits, foreignRoots } from './check/check-emitted.ts';
 import { checkOnlyBlocks } from './check/check-only-blocks.ts';
 import { checkCliCalls, type CommandTable } from './check/check-cli-calls.ts';
-import { checkOrphanReferences, checkUnreadConfigKeys, checkUnusedWhenAtoms, type SettingsSources } from './check/check-dead-settings.ts';
+import { checkOrphanReferences, checkUnreadConfigKeys, checkUnusedWhenAtoms, predicateAtoms, type SettingsSources } from './check/check-dead-settings.ts';
+import type { WhenVocabulary } from './load/parse-sections.ts';
 import { checkShellLiterals } from './check/check-shell-literals.ts';
 import { checkCodeCommands, checkCommandCells, shippedCommandNames } from './check/check-code-commands.ts';
 import { isConfigKey } from '../source/runtime/config/config.ts';
@@ -32,6 +33,19 @@ import vocabularyData from './data/when-vocabulary.json' with { type: 'json' };
 
 export const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 export const WHEN_VOCABULARY: ReadonlySet<string> = new Set(vocabularyData.atoms.map((entry) => entry.atom));
+export const FROZEN_WHEN: WhenVocabulary = { atoms: WHEN_VOCABULARY, table: null };
+
+/**
+ * The when= atoms the layout allows: the runtime's own predicate table when the
+ * layout says so and the tree has it (`always` is the constant every selection
+ * evaluates), else the frozen vocabulary.
+ */
+export function whenVocabulary(files: readonly { path: string; bytes: Uint8Array }[], layout: Layout): WhenVocabulary {
+  const table = layout.whenAtoms === 'predicate-table' && layout.settings ? files.find((file) => file.path === layout.settings!.whenPredicates) : undefined;
+  if (!table) return FROZEN_WHEN;
+  const atoms = predicateAtoms(new TextDecoder().decode(table.bytes)).map((a) => a.atom);
+  return { atoms: new Set(['always', ...atoms]), table: table.path };
+}
 
 export interface CompileOptions {
   sourceDir: string;
@@ -68,7 +82,7 @@ export interface Compiled {
 export async function compile(options: CompileOptions): Promise<Compiled> {
   const files = await readSourceTree(options.sourceDir);
   const layout = options.layout ? loadLayout(options.layout) : detectLayout(new Set(files.map((file) => file.path)));
-  const { ir, assets, diagnostics } = buildIr(files, WHEN_VOCABULARY, layout);
+  const { ir, assets, diagnostics } = buildIr(files, whenVocabulary(files, layout), layout);
   const { targets, diagnostics: targetDiagnostics } = await loadTargets(options.targetsDir);
   let budgets: LoadedBudgets | null = null;
   const budgetsFile = files.find((file) => file.path === 'budgets.json');

@@ -5,7 +5,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { compareText, diagnostic, type Diagnostic } from '../diagnostics.ts';
-import { linePosition, parseJsonWithPositions, yamlOffset } from '../load/yaml-position.ts';
+import { readJsonFile } from '../util/json-file.ts';
 import { describeSchemaErrors, schemaValidator } from '../schemas.ts';
 import { HOOK_FORMATS } from '../emit/hook-formats.ts';
 import { checkFacts, FACTS_FILE } from './check-facts.ts';
@@ -71,37 +71,16 @@ async function loadSideFile(targetsDir: string, id: string, name: string, schema
   } catch {
     return none;
   }
-  const parsed = parseJsonWithPositions(text);
-  if (parsed.error) return { ...none, diagnostics: [diagnostic(file, parsed.error.line, parsed.error.column, code, `expected JSON, found ${parsed.error.message}`)] };
-  const locate = (keyPath: (string | number)[], atKey = false) => linePosition(parsed.lineCounter, yamlOffset(parsed.document, keyPath, atKey));
-  const validate = schemaValidator(schema);
-  if (validate(parsed.data)) {
-    const { $schema: _schema, ...data } = parsed.data as Record<string, unknown>;
-    return { data, locate, diagnostics: [] as Diagnostic[] };
-  }
-  const diagnostics = describeSchemaErrors(validate.errors, parsed.data).map((finding) => {
-    const { line, column } = locate(finding.path, finding.atKey);
-    return diagnostic(file, line, column, code, finding.message);
-  });
-  return { ...none, diagnostics };
+  const { value, locate, diagnostics } = readJsonFile<Record<string, unknown>>(file, text, code, schema);
+  if (!value) return { ...none, diagnostics };
+  const { $schema: _schema, ...data } = value;
+  return { data, locate, diagnostics: [] as Diagnostic[] };
 }
 
 /** Pure: text of a target.json → definition or positioned diagnostics. */
 export function validateTarget(file: string, text: string) {
-  const parsed = parseJsonWithPositions(text);
-  const locate = (keyPath: (string | number)[], atKey = false) => linePosition(parsed.lineCounter, yamlOffset(parsed.document, keyPath, atKey));
-  if (parsed.error) {
-    return { definition: null, locate, locateScope: noScope, diagnostics: [diagnostic(file, parsed.error.line, parsed.error.column, 'target-schema', `expected JSON, found ${parsed.error.message}`)] };
-  }
-  const validate = schemaValidator('target.schema.json');
-  if (!validate(parsed.data)) {
-    const diagnostics = describeSchemaErrors(validate.errors, parsed.data).map((finding) => {
-      const { line, column } = locate(finding.path, finding.atKey);
-      return diagnostic(file, line, column, 'target-schema', finding.message);
-    });
-    return { definition: null, locate, locateScope: noScope, diagnostics };
-  }
-  const raw = parsed.data as RawDefinition;
+  const { value: raw, locate, diagnostics: invalid } = readJsonFile<RawDefinition>(file, text, 'target-schema', 'target.schema.json');
+  if (!raw) return { definition: null, locate, locateScope: noScope, diagnostics: invalid };
   const expectedId = file.split('/')[0];
   if (raw.id !== expectedId) {
     const { line, column } = locate(['id']);
