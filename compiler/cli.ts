@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { formatDiagnostic, type Diagnostic } from './diagnostics.ts';
-import { allBundles, compile, emitBundles, errorsOf, REPO_ROOT, type BundleSelection, type Compiled } from './pipeline.ts';
+import { allBundles, compile, emitBundles, errorsOf, profileIr, REPO_ROOT, type BundleSelection, type Compiled } from './pipeline.ts';
 import { layoutNames, parseLayout, type Layout } from './load/layout.ts';
 import type { CapabilitySource } from './load/load-capabilities.ts';
 import { createRequire } from 'node:module';
@@ -21,6 +21,8 @@ import { SCOPE_IDS, type ScopeId } from './targets/target-types.ts';
 import type { VirtualTree } from './emit/virtual-tree.ts';
 import { buildSite } from './site/build-site.ts';
 import { buildRelease } from './release/release.ts';
+import { FULL_PROFILE, parseProfileNames, profileLabel } from './compose/select-profile.ts';
+import { BYTES_PER_TOKEN, listingCost } from './report/listing-cost.ts';
 
 const COMMON_OPTIONS = {
   source: { type: 'string' },
@@ -47,6 +49,9 @@ Options:
                     detected by default) or a layout file (schemas/layout.schema.json)
   --capability <folder|npm package>
                     compose a third-party capability in (repeatable; every verb that builds takes it)
+  --profile <names> the skill profile(s) to ship, comma-separated (source/profiles.json:
+                    core, standard, full; an add-on such as review only with another:
+                    core,review); default full
 
 Other verbs: check, ir, budgets, matrix, site, release, keygen, install (gsd-build <verb> --help).`,
   check: `Usage: gsd-build check [--update] [--source <dir>] [--golden <dir>]
@@ -65,8 +70,11 @@ generated from the target definitions. --update rewrites the copy in README.md
 between its gsd:support-matrix markers.`,
   budgets: `Usage: gsd-build budgets [--source <dir>] [--baseline <budgets.json>]
 
-Prints every file's bytes next to its ceiling, and each command's eager-load
-closure. --baseline compares the corpus's budgets.json with an older one and
+Prints every file's bytes next to its ceiling, each command's eager-load
+closure, and per target × scope × profile the per-turn listing: the bytes and
+approximate tokens (bytes / 4) of the names and descriptions the runtime lists
+in every turn, against budgets.json "listing" and the runtime's own limit
+(target.json "listing"). --baseline compares the corpus's budgets.json with an older one and
 fails if any cap or ceiling went up (ceilings only tighten).`,
   install: `Usage: gsd-build install --target <id> [--scope global|local] [options]
        gsd-build install --zip <gsd-…zip> [options]
@@ -87,6 +95,9 @@ Options:
                        this minisign public key (a .pub file, or its RW… line)
                        instead of the project's key (compiler/data/release-signing.pub)
   --require-signature  --zip: refuse a zip without gsd-file-manifest.json.minisig
+  --profile <names>    the skill profile to install (core, full, ...). An update
+                       keeps the installed profile: --target builds it, and a zip
+                       of another profile is refused unless --profile names it
   --raw                a readable summary instead of JSON
 
 A zip's signature is checked before anything is written: a bad one, or one
@@ -94,7 +105,9 @@ by another key, refuses the install whole.`,
   release: `Usage: gsd-build release [--out <dir>] [--source <dir>] [--sign-key <file>]
 
 Builds every target and scope and writes one reproducible zip per bundle into
-<out> (default ./dist/release): gsd-<target>-<scope>-<version>.zip, plus
+<out> (default ./dist/release): gsd-<target>-<scope>-<version>.zip (the full
+profile), gsd-<target>-<scope>-<profile>-<version>.zip for each profile the
+corpus's profiles.json releases ("release": ["core"]), plus
 SHA256SUMS and release-manifest.json (per zip: file count, bytes, sha256).
 Same sources give the same bytes: sorted entries, a fixed timestamp, fixed
 modes (executables 0755). Nothing is written when any check fails.
@@ -110,13 +123,14 @@ Generates an Ed25519 key pair for signing releases: <dir>/release-signing.key
 (the secret key, PKCS#8 PEM, mode 0600) and <dir>/release-signing.pub (the
 public key in minisign's format). Never overwrites a file. Keep the secret key
 out of the repository; publish the public key.`,
-  site: `Usage: gsd-build site [--source <dir>] [--out <dir>]
+  site: `Usage: gsd-build site [--source <dir>] [--out <dir>] [--profile <names>]
 
 Renders the docs site from the corpus IR into <out> (default ./dist/site): an
 index, a page per command, workflow, agent, reference and template, the runtime
 matrix, the byte budgets as charts, and search. Static HTML with relative links
 only and no request outside its own files: open <out>/index.html from disk or
-serve the folder from any static host.`,
+serve the folder from any static host. --profile documents only what those skill
+profiles ship (default full).`,
 } as const;
 
 type Verb = keyof typeof HELP;
@@ -241,12 +255,24 @@ function reportEmitted(diagnostics: Diagnostic[], io: Io, prefix: string): boole
   return errors === 0;
 }
 
+/** The profile names of --profile, checked against the corpus's profiles.json (full when not given). */
+function profileOption(value: string | undefined, compiled: Compiled): string[] {
+  const table = compiled.profiles?.profiles ?? null;
+  const chosen = value ?? table?.default ?? FULL_PROFILE;
+  const parsed = parseProfileNames(chosen, table);
+  if ('error' in parsed) throw new UsageError(parsed.error);
+  const addons = parsed.names.filter((name) => table?.profiles[name]?.addon);
+  if (addons.length === parsed.names.length) throw new UsageError(`expected a standalone profile beside the add-on ${addons.join(', ')} (for example core,${addons.join(',')}), found only add-ons`);
+  return parsed.names;
+}
+
 async function runBuild(args: string[], io: Io): Promise<number> {
   const values = parse(args, {
     target: { type: 'string', multiple: true },
     scope: { type: 'string' },
     all: { type: 'boolean' },
     out: { type: 'string' },
+    profile: { type: 'string' },
   });
   if (values.help) {
     io.out(HELP.build);
@@ -260,7 +286,7 @@ async function runBuild(args: string[], io: Io): Promise<number> {
   if (!compiled) return 1;
   const selections = selectBundles(compiled, values.target, values.scope as ScopeId | undefined, values.all ?? false);
   const outRoot = values.out ?? 'dist';
-  const { bundles, diagnostics } = emitBundles(compiled, selections);
+  const { bundles, diagnostics } = emitBundles(compiled, selections, profileOption(values.profile, compiled));
   if (!reportEmitted(diagnostics, io, outRoot)) return 1;
   await writeTrees(outRoot, bundles);
   const files = [...bundles.values()].reduce((sum, tree) => sum + tree.size, 0);
@@ -376,6 +402,24 @@ async function runBudgets(args: string[], io: Io): Promise<number> {
   const total = compiled.budgetRows.reduce((sum, row) => sum + row.bytes, 0);
   const largest = compiled.budgetRows.filter((row) => row.closureBytes !== undefined).sort((a, b) => b.closureBytes! - a.closureBytes!)[0];
   io.out(`\n${compiled.budgetRows.length} files, ${total} bytes${largest ? `; largest eager-load closure ${largest.closureBytes} bytes (${largest.path})` : ''}`);
+  // The per-turn listing, per target × scope × standalone profile, measured on the emitted bundles.
+  const standalone = Object.entries(compiled.profiles?.profiles.profiles ?? { [FULL_PROFILE]: { description: '' } })
+    .filter(([, definition]) => !(definition as { addon?: true }).addon)
+    .map(([name]) => name);
+  const listingRows: string[][] = [];
+  for (const profile of standalone) {
+    const label = profileLabel([profile], compiled.profiles?.profiles ?? null);
+    const { bundles } = emitBundles(compiled, allBundles(compiled.targets), [profile]);
+    for (const [key, tree] of bundles) {
+      const target = compiled.targets.find((candidate) => candidate.definition.id === key.split('/')[0])!;
+      const cost = listingCost(tree, target.definition.scopes[key.split('/')[1] as ScopeId]!);
+      const ceiling = compiled.budgets?.budgets.listing?.[label]?.[cost.shape];
+      const limit = target.definition.listing;
+      listingRows.push([key, label, cost.shape, String(cost.listings), String(cost.bytes), String(cost.tokens), ceiling === undefined ? '-' : String(ceiling), limit ? (limit.maxChars !== undefined ? `${cost.chars}/${limit.maxChars} chars` : `~${cost.tokens}/${limit.maxTokens} tokens`) : '-']);
+    }
+  }
+  io.out(`\nPer-turn listing (names and descriptions the runtime lists every turn; tokens ~ bytes / ${BYTES_PER_TOKEN}):`);
+  io.out(table(['bundle', 'profile', 'shape', 'listings', 'bytes', '~tokens', 'budget', 'runtime limit'], listingRows));
   if (values.baseline) {
     if (!compiled.budgets) throw new UsageError('--baseline needs a budgets.json in the source tree');
     const baseline = loadBudgets(values.baseline, await readFile(values.baseline, 'utf8'));
@@ -426,6 +470,7 @@ async function runInstall(args: string[], io: Io): Promise<number> {
     raw: { type: 'boolean' },
     'public-key': { type: 'string' },
     'require-signature': { type: 'boolean' },
+    profile: { type: 'string' },
   });
   if (values.help) {
     io.out(HELP.install);
@@ -442,6 +487,8 @@ async function runInstall(args: string[], io: Io): Promise<number> {
   const { checkBundleSignature, MANIFEST_SIGNATURE_FILE, pinnedKey } = await import('../source/runtime/install/signature.ts');
   let files: Map<string, Uint8Array>;
   let label: string;
+  /** With --target: the bundle built afresh for a profile, or null when its checks fail. */
+  let built: ((names: string[]) => Map<string, Uint8Array> | null) | null = null;
   // Where the bundle may land comes from our target definitions, never from the zip.
   let policies: LandingPolicy[] = [];
   let signature: import('../source/runtime/install/signature.ts').SignatureReport;
@@ -483,16 +530,22 @@ async function runInstall(args: string[], io: Io): Promise<number> {
     const target = compiled.targets.find((candidate) => candidate.definition.id === values.target);
     const scope = (values.scope as ScopeId | undefined) ?? (target?.definition.scopes.global ? 'global' : 'local');
     const selections = selectBundles(compiled, [values.target!], scope, false);
-    const { bundles, diagnostics } = emitBundles(compiled, selections);
-    if (!reportEmitted(diagnostics, io, 'bundle')) return 1;
-    const tree = bundles.get(`${values.target}/${scope}`)!;
-    files = new Map([...tree].map(([file, entry]) => [file, typeof entry.contents === 'string' ? Buffer.from(entry.contents, 'utf8') : entry.contents]));
+    const profileNames = profileOption(values.profile, compiled);
+    built = (names: string[]) => {
+      const { bundles, diagnostics } = emitBundles(compiled, selections, names);
+      if (!reportEmitted(diagnostics, io, 'bundle')) return null;
+      const tree = bundles.get(`${values.target}/${scope}`)!;
+      return new Map([...tree].map(([file, entry]) => [file, typeof entry.contents === 'string' ? Buffer.from(entry.contents, 'utf8') : entry.contents]));
+    };
+    const first = built(profileNames);
+    if (!first) return 1;
+    files = first;
     label = `${values.target}/${scope}`;
     signature = { status: 'none', summary: 'signature: none — built here from the sources, not a download' };
     policies = landingPolicies(compiled.targets);
   }
-  try {
-    const report = install(bundleFromFiles(files, label), {
+  const run = (bundleFiles: Map<string, Uint8Array>, profile: string | undefined) =>
+    install(bundleFromFiles(bundleFiles, label), {
       home: process.env.HOME || os.homedir(),
       cwd: process.cwd(),
       env: process.env,
@@ -501,8 +554,21 @@ async function runInstall(args: string[], io: Io): Promise<number> {
       ...(values['config-dir'] !== undefined ? { configDir: values['config-dir'] } : {}),
       dryRun: values['dry-run'] ?? false,
       force: values.force ?? false,
+      ...(profile !== undefined ? { profile } : {}),
       policies,
     });
+  try {
+    let report;
+    try {
+      report = run(files, values.profile);
+    } catch (error) {
+      // Built from the sources, an update keeps the installed profile: build that one instead.
+      const installed = (error as { extra?: { installedProfile?: unknown } }).extra?.installedProfile;
+      if (!built || values.profile !== undefined || typeof installed !== 'string') throw error;
+      const again = built(installed.split(','));
+      if (!again) return 1;
+      report = run(again, undefined);
+    }
     const data = { ...report, signature };
     io.out(values.raw ? summary(data) : JSON.stringify(data, null, 2));
     return 0;
@@ -543,6 +609,12 @@ async function runRelease(args: string[], io: Io): Promise<number> {
   if (!compiled) return 1;
   const out = values.out ?? path.join('dist', 'release');
   const { bundles, diagnostics } = emitBundles(compiled, allBundles(compiled.targets));
+  // Each profile the corpus releases beside full: the same bundles, keyed <target>/<scope>/<profile>.
+  for (const profile of compiled.profiles?.profiles.release ?? []) {
+    const extra = emitBundles(compiled, allBundles(compiled.targets), [profile]);
+    diagnostics.push(...extra.diagnostics);
+    for (const [key, tree] of extra.bundles) bundles.set(`${key}/${profile}`, tree);
+  }
   if (!reportEmitted(diagnostics, io, out)) return 1;
   const release = await buildRelease(bundles, compiled.version, signer);
   const tree: VirtualTree = new Map([...release.outputs].map(([file, contents]) => [file, { contents }]));
@@ -593,7 +665,7 @@ async function runKeygen(args: string[], io: Io): Promise<number> {
 }
 
 async function runSite(args: string[], io: Io): Promise<number> {
-  const values = parse(args, { out: { type: 'string' } });
+  const values = parse(args, { out: { type: 'string' }, profile: { type: 'string' } });
   if (values.help) {
     io.out(HELP.site);
     return 0;
@@ -610,7 +682,13 @@ async function runSite(args: string[], io: Io): Promise<number> {
       io.err(`${profilesPath}: warning: not read, the agent pages show no models (${(error as Error).message})`);
     }
   }
-  const tree = buildSite({ ir: compiled.ir, targets: compiled.targets, budgetRows: compiled.budgetRows, hooks: compiled.hooks, version: compiled.version, modelProfiles, validatedBy: readValidatedBy(REPO_ROOT) });
+  const selected = profileIr(compiled, profileOption(values.profile, compiled));
+  if (selected.diagnostics.length > 0) {
+    selected.diagnostics.forEach((d) => io.err(formatDiagnostic(d, values.source ?? 'source')));
+    return 1;
+  }
+  const shippedPaths = new Set(selected.ir.nodes.map((node) => node.path));
+  const tree = buildSite({ ir: selected.ir, targets: compiled.targets, budgetRows: compiled.budgetRows.filter((row) => shippedPaths.has(row.path)), hooks: compiled.hooks, version: compiled.version, modelProfiles, validatedBy: readValidatedBy(REPO_ROOT) });
   const out = values.out ?? path.join('dist', 'site');
   await writeTrees(path.dirname(out), new Map([[path.basename(out), tree]]));
   const pages = [...tree.keys()].filter((file) => file.endsWith('.html')).length;

@@ -62,6 +62,8 @@ export const DIAGNOSTIC_CODES = {
   'budget-loosened': 'a ceiling is above its tier cap or above the committed baseline',
   'budget-slack': 'a ceiling sits further above the file than its grace allows',
   'budgets-schema': 'budgets.json does not match schemas/budgets.schema.json',
+  'profiles-schema': 'profiles.json does not match schemas/profiles.schema.json, or names a command or profile that does not exist',
+  'profile-outside': "a file a skill profile ships mentions a command the profile leaves out, outside any list item or table row it could drop",
   'target-schema': 'a target definition does not match schemas/target.schema.json',
   'target-facts': "a target's facts.json does not match schemas/facts.schema.json, or its definition names an event, tool, key, permission or limit the facts do not document",
   'hooks-schema': 'hooks/hooks.json does not match schemas/hooks.schema.json, or names a missing script',

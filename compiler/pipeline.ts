@@ -28,6 +28,8 @@ import { checkShellLiterals } from './check/check-shell-literals.ts';
 import { checkCodeCommands, checkCommandCells, shippedCommandNames } from './check/check-code-commands.ts';
 import { isConfigKey } from '../source/runtime/config/config.ts';
 import { emitBundle, type GeneratedFile } from './emit/emit-bundle.ts';
+import { checkListing, listingCost } from './report/listing-cost.ts';
+import { commandsOf, FULL_PROFILE, loadProfiles, profileLabel, selectProfile, type LoadedProfiles } from './compose/select-profile.ts';
 import type { VirtualTree } from './emit/virtual-tree.ts';
 import { loadTargets } from './targets/load-targets.ts';
 import { SCOPE_IDS, type ScopeId, type Target } from './targets/target-types.ts';
@@ -71,6 +73,8 @@ export interface Compiled {
   targets: Target[];
   budgets: LoadedBudgets | null;
   budgetRows: BudgetRow[];
+  /** The corpus's skill profiles (profiles.json); null when it has none, and then only the full profile exists. */
+  profiles: LoadedProfiles | null;
   hooks: HookEntry[];
   generated: GeneratedFile[];
   version: string;
@@ -100,6 +104,15 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
   diagnostics.push(...composed.diagnostics);
   const { ir, files } = composed;
   const budgetRows = measureBudgets(ir.nodes, budgets?.budgets ?? null);
+  let profiles: LoadedProfiles | null = null;
+  const profilesFile = files.find((file) => file.path === 'profiles.json');
+  if (profilesFile) {
+    const loaded = loadProfiles('profiles.json', new TextDecoder().decode(profilesFile.bytes), new Set(ir.nodes.filter((node) => node.kind === 'command').map((node) => node.name)));
+    profiles = loaded.loaded;
+    diagnostics.push(...loaded.diagnostics);
+    // Every profile must be closed: no file it ships sends the user to a command it leaves out.
+    for (const [name, definition] of Object.entries(profiles?.profiles.profiles ?? {})) if (!definition.addon) diagnostics.push(...selectProfile(ir, commandsOf([name], profiles!.profiles), name).diagnostics);
+  }
   let hooks: HookEntry[] = [];
   const hooksFile = layout.hooks ? files.find((file) => file.path === layout.hooks!.registry) : undefined;
   if (hooksFile) {
@@ -144,6 +157,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     targets,
     budgets,
     budgetRows,
+    profiles,
     hooks,
     generated,
     version,
@@ -166,18 +180,27 @@ export function bundleKey(selection: BundleSelection): string {
   return `${selection.target}/${selection.scope}`;
 }
 
+/** The IR a set of profiles ships (their union) and the label bundles record; the full profile is the IR itself. */
+export function profileIr(compiled: Compiled, names: readonly string[] = [FULL_PROFILE]): { ir: CorpusIr; label: string; diagnostics: Diagnostic[] } {
+  const table = compiled.profiles?.profiles ?? null;
+  const label = profileLabel(names, table);
+  const selected = selectProfile(compiled.ir, commandsOf(names, table), label);
+  return { ir: selected.ir, label, diagnostics: selected.diagnostics };
+}
+
 /** compose + emit for each selection; diagnostics when an emitted tree breaks a rule. */
-export function emitBundles(compiled: Compiled, selections: readonly BundleSelection[]): { bundles: Map<string, VirtualTree>; diagnostics: Diagnostic[] } {
+export function emitBundles(compiled: Compiled, selections: readonly BundleSelection[], profile: readonly string[] = [FULL_PROFILE]): { bundles: Map<string, VirtualTree>; diagnostics: Diagnostic[] } {
   const bundles = new Map<string, VirtualTree>();
-  const diagnostics: Diagnostic[] = [];
-  const nodesByPath = new Map(compiled.ir.nodes.map((node) => [node.path, node]));
+  const { ir, label, diagnostics } = profileIr(compiled, profile);
+  const nodesByPath = new Map(ir.nodes.map((node) => [node.path, node]));
   for (const selection of selections) {
     const target = compiled.targets.find((candidate) => candidate.definition.id === selection.target)!;
-    const tree = emitBundle({ ir: compiled.ir, target, scope: selection.scope, version: compiled.version, generated: compiled.generated, hooks: compiled.hooks });
+    const tree = emitBundle({ ir, target, scope: selection.scope, version: compiled.version, generated: compiled.generated, hooks: compiled.hooks, profile: label });
     const key = bundleKey(selection);
     diagnostics.push(
       ...checkEmittedPaths(key, tree, foreignRoots(target, compiled.targets), nodesByPath, compiled.allowedForeignPaths),
       ...checkLimits(key, tree, target.definition.scopes[selection.scope]!.limits ?? []),
+      ...checkListing(key, listingCost(tree, target.definition.scopes[selection.scope]!), label, target.definition, compiled.budgets?.budgets ?? null),
     );
     bundles.set(key, tree);
   }

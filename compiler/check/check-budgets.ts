@@ -10,6 +10,8 @@ export interface Budgets {
   tiers: Partial<Record<NodeKind, Record<string, number>>>;
   closure?: Partial<Record<NodeKind, number>>;
   files?: Record<string, { tier?: string; ceiling?: number; grace?: number; reason?: string }>;
+  /** Per skill profile, the bytes of names and descriptions a runtime lists every turn (report/listing-cost.ts). */
+  listing?: Record<string, Partial<Record<'flat' | 'nested', number>>>;
 }
 
 export interface LoadedBudgets {

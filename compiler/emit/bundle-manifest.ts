@@ -27,7 +27,7 @@ export function bytesOf(file: TreeFile): Uint8Array {
   return typeof file.contents === 'string' ? Buffer.from(file.contents, 'utf8') : file.contents;
 }
 
-export function buildManifest(tree: VirtualTree, target: Target, scopeId: ScopeId, version: string, capabilities: readonly ManifestCapability[] = []): BundleManifest {
+export function buildManifest(tree: VirtualTree, target: Target, scopeId: ScopeId, version: string, capabilities: readonly ManifestCapability[] = [], profile?: string): BundleManifest {
   const scope = target.definition.scopes[scopeId]!;
   const files: ManifestFile[] = [...tree]
     .sort(([a], [b]) => compareText(a, b))
@@ -48,6 +48,8 @@ export function buildManifest(tree: VirtualTree, target: Target, scopeId: ScopeI
     runtime: target.definition.name,
     scope: scopeId,
     version,
+    // Absent means full, so full bundles keep their bytes.
+    ...(profile !== undefined && profile !== 'full' ? { profile } : {}),
     base: scope.base,
     root: scope.root,
     env: scope.env ?? [],
@@ -115,9 +117,9 @@ export function readmeText(manifest: BundleManifest): string {
 }
 
 /** Adds the manifest and README.txt to a bundle's tree (the manifest covers every other file). */
-export function addBundleManifest(tree: VirtualTree, target: Target, scope: ScopeId, version: string, capabilities: readonly ManifestCapability[] = []): VirtualTree {
+export function addBundleManifest(tree: VirtualTree, target: Target, scope: ScopeId, version: string, capabilities: readonly ManifestCapability[] = [], profile?: string): VirtualTree {
   if (tree.has(MANIFEST_FILE) || tree.has(README_FILE)) throw new Error(`internal: a bundle file is emitted at ${MANIFEST_FILE} or ${README_FILE}`);
-  const manifest = buildManifest(tree, target, scope, version, capabilities);
+  const manifest = buildManifest(tree, target, scope, version, capabilities, profile);
   const out: VirtualTree = new Map(tree);
   out.set(MANIFEST_FILE, { contents: serializeManifest(manifest) });
   out.set(README_FILE, { contents: readmeText(manifest) });

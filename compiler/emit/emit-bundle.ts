@@ -42,12 +42,14 @@ export interface EmitInput {
   generated?: GeneratedFile[];
   /** The hook registry (hooks/hooks.json). */
   hooks?: HookEntry[];
+  /** The skill profile `ir` was selected for (compose/select-profile.ts); recorded in the manifest unless full. */
+  profile?: string;
 }
 
 /** Node kinds shipped (rendered) under {root}/gsd-core/. */
 const PAYLOAD_KINDS = new Set(['workflow', 'step', 'mode', 'reference', 'template']);
 
-export function emitBundle({ ir, target, scope: scopeId, version, generated = [], hooks = [] }: EmitInput): VirtualTree {
+export function emitBundle({ ir, target, scope: scopeId, version, generated = [], hooks = [], profile }: EmitInput): VirtualTree {
   const scope = target.definition.scopes[scopeId];
   if (!scope) throw new Error(`target ${target.definition.id} has no ${scopeId} scope`);
   const context: ComposeContext = { target: target.definition, scope, version };
@@ -72,7 +74,9 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     for (const file of renderAgents(agents, surface, context, at)) put(file.path, file.contents, { source: file.source });
   }
   for (const node of ir.nodes) {
-    if (PAYLOAD_KINDS.has(node.kind) && node.path.startsWith('gsd-core/') && node.variant === undefined) {
+    // A variant (upstream's `.compact.md` steps, modes and templates) lands at its own path, next to its
+    // canonical file, where the corpus's compact-content gate reads it.
+    if (PAYLOAD_KINDS.has(node.kind) && node.path.startsWith('gsd-core/')) {
       put(at(`{root}/${node.path}`), composeText(node, context, 0), { source: node.path });
     }
   }
@@ -103,7 +107,7 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     put(at(config.path), renderConfig(config, target), merge ? { merge } : {});
   }
   const capabilities = (ir.capabilities ?? []).map((c) => ({ id: c.id, version: c.version, origin: c.origin, source: c.source, digest: c.digest, hooks: c.own.hooks.length > 0 }));
-  return addBundleManifest(new Map([...tree.entries()].sort(([a], [b]) => compareText(a, b))), target, scopeId, version, capabilities);
+  return addBundleManifest(new Map([...tree.entries()].sort(([a], [b]) => compareText(a, b))), target, scopeId, version, capabilities, profile);
 }
 
 interface PlacedCommand {

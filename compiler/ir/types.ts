@@ -97,6 +97,8 @@ export interface IrNode {
   executable?: boolean;
   /** A router command (its name has the layout's router prefix): its table routes to other commands. */
   router?: true;
+  /** Lines a skill profile leaves out: list items and table rows naming a command it does not ship (compose/select-profile.ts). */
+  droppedLines?: number[];
   /** An alternative version of a node (e.g. upstream's `.compact` agents): checked, not shipped. */
   variant?: string;
 }

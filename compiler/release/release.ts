@@ -21,6 +21,8 @@ export interface ReleaseZip {
   file: string;
   target: string;
   scope: string;
+  /** The skill profile(s) the zip ships, when not full. */
+  profile?: string;
   /** Files in the zip (folders not counted). */
   files: number;
   /** Size of the zip. */
@@ -50,8 +52,9 @@ const EXECUTABLE_MODE = 0o100755;
 const DIRECTORY_MODE = 0o40755;
 const COMPRESSION_LEVEL = 9;
 
-export function zipName(target: string, scope: string, version: string): string {
-  return `gsd-${target}-${scope}-${version}`;
+/** Full zips keep their names; another profile's zip says it: gsd-claude-global-core-0.1.0 (commas as +). */
+export function zipName(target: string, scope: string, version: string, profile?: string): string {
+  return `gsd-${target}-${scope}-${profile && profile !== 'full' ? `${profile.replaceAll(',', '+')}-` : ''}${version}`;
 }
 
 /** One bundle as a zip whose entries sit under `<folder>/`, so unzipping never scatters dot-folders into the current directory. */
@@ -85,13 +88,13 @@ export async function zipTree(folder: string, tree: VirtualTree): Promise<Buffer
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-/** Zips every bundle (keyed `<target>/<scope>`) and writes the checksums and the release manifest; signs them when given a signer. */
+/** Zips every bundle (keyed `<target>/<scope>`, or `<target>/<scope>/<profile>` for a profile other than full) and writes the checksums and the release manifest; signs them when given a signer. */
 export async function buildRelease(bundles: ReadonlyMap<string, VirtualTree>, version: string, signer: Signer | null = null): Promise<Release> {
   const outputs = new Map<string, Uint8Array>();
   const zips: ReleaseZip[] = [];
   for (const key of [...bundles.keys()].sort(compareText)) {
-    const [target, scope] = key.split('/') as [string, string];
-    const name = zipName(target, scope, version);
+    const [target, scope, profile] = key.split('/') as [string, string, string | undefined];
+    const name = zipName(target, scope, version, profile);
     let tree = bundles.get(key)!;
     if (signer) {
       const manifest = tree.get(MANIFEST_FILE);
@@ -106,6 +109,7 @@ export async function buildRelease(bundles: ReadonlyMap<string, VirtualTree>, ve
       file,
       target,
       scope,
+      ...(profile ? { profile } : {}),
       files: tree.size,
       bytes: bytes.length,
       contentBytes: [...tree.values()].reduce((sum, entry) => sum + bytesOf(entry).length, 0),

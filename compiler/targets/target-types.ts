@@ -132,6 +132,8 @@ export interface TargetDefinition {
   replacements?: { find: string; replace: string; word?: boolean }[];
   toolMaps?: Record<string, ToolMap>;
   scopes: Partial<Record<ScopeId, TargetScope>>;
+  /** What the runtime lists of every skill each turn before it shortens or drops them (report/listing-cost.ts). */
+  listing?: { maxChars?: number; maxTokens?: number; reason: string };
   /** Why a scope the runtime lacks is absent, shown when someone asks for it. */
   unsupportedScopes?: Partial<Record<ScopeId, string>>;
 }

@@ -16,8 +16,8 @@ import { declaredBundleCount, runCli, temporaryDir } from './fixture-support.ts'
 const release = suite('release');
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 let first = '';
-/** One zip per target scope the definitions declare. */
-const count = await declaredBundleCount();
+/** Two zips per target scope the definitions declare: the full profile and core (source/profiles.json releases core). */
+const count = (await declaredBundleCount()) * 2;
 
 release('should build byte-identical zips twice, whatever TZ, locale or umask', () => {
   first = temporaryDir('release1');
@@ -34,18 +34,23 @@ release('should build byte-identical zips twice, whatever TZ, locale or umask', 
 });
 
 release('should list every zip in SHA256SUMS and release-manifest.json with its count, size and digest', async () => {
-  const manifest = JSON.parse(readFileSync(path.join(first, 'release-manifest.json'), 'utf8')) as { version: string; zips: { file: string; target: string; scope: string; files: number; bytes: number; sha256: string }[] };
+  const manifest = JSON.parse(readFileSync(path.join(first, 'release-manifest.json'), 'utf8')) as { version: string; zips: { file: string; target: string; scope: string; profile?: string; files: number; bytes: number; sha256: string }[] };
   const sums = readFileSync(path.join(first, 'SHA256SUMS'), 'utf8').trimEnd().split('\n');
   assert.is(manifest.zips.length, count);
   assert.is(sums.length, count);
   for (const [index, zip] of manifest.zips.entries()) {
     const bytes = readFileSync(path.join(first, zip.file));
-    assert.is(zip.file, `gsd-${zip.target}-${zip.scope}-${manifest.version}.zip`);
+    assert.is(zip.file, `gsd-${zip.target}-${zip.scope}-${zip.profile ? `${zip.profile}-` : ''}${manifest.version}.zip`);
     assert.is(zip.bytes, bytes.length);
     assert.is(zip.sha256, sha256(bytes));
     assert.is(sums[index], `${zip.sha256}  ${zip.file}`);
   }
-  const claude = manifest.zips.find((zip) => zip.target === 'claude' && zip.scope === 'global')!;
+  assert.equal(manifest.zips.filter((zip) => zip.profile === 'core').length, count / 2, 'a core zip per target and scope');
+  assert.ok(manifest.zips.every((zip) => zip.profile === undefined || zip.profile === 'core'));
+  const core = manifest.zips.find((zip) => zip.target === 'claude' && zip.scope === 'global' && zip.profile === 'core')!;
+  const coreManifest = (await readZip(readFileSync(path.join(first, core.file)))).find((entry) => entry.name.endsWith('/gsd-file-manifest.json'))!;
+  assert.match(coreManifest.contents.toString('utf8'), /"profile": "core"/);
+  const claude = manifest.zips.find((zip) => zip.target === 'claude' && zip.scope === 'global' && zip.profile === undefined)!;
   const entries = await readZip(readFileSync(path.join(first, claude.file)));
   const folder = claude.file.replace(/\.zip$/, '');
   const files = entries.filter((entry) => !entry.directory);

@@ -2,7 +2,7 @@
 // (@opengsd/gsd-core, a pinned dev dependency) compiles for every target and
 // scope with zero errors. Its own defects are warnings its layout declares;
 // they are counted and printed.
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../pipeline.ts';
 import { suite, assert } from './harness.ts';
@@ -34,6 +34,18 @@ upstream('should compile the upstream corpus for every target and scope with zer
     assert.ok(existsSync(path.join(out, 'claude/global/.claude/gsd-core/bin/gsd-tools.cjs')));
     assert.ok(existsSync(path.join(out, 'claude/global/.claude/settings.json')));
     assert.ok(existsSync(path.join(out, 'claude/global/.claude/hooks/gsd-context-monitor.js')));
+    // Every .compact.md sibling its compact-content gate can select (steps, modes, templates) sits next to its canonical file in every bundle.
+    const compact = (readdirSync(path.join(UPSTREAM, 'gsd-core'), { recursive: true }) as string[]).filter((file) => file.endsWith('.compact.md')).map((file) => `gsd-core/${file.split(path.sep).join('/')}`);
+    assert.ok(compact.length >= 3, `expected upstream's compact steps, modes and templates, found ${compact.join(', ')}`);
+    for (const target of built) {
+      for (const scope of readdirSync(path.join(out, target))) {
+        const root = (JSON.parse(readFileSync(path.join(out, target, scope, 'gsd-file-manifest.json'), 'utf8')) as { root: string }).root;
+        for (const file of compact) {
+          assert.ok(existsSync(path.join(out, target, scope, root, file)), `${target}/${scope}: ${file}`);
+          assert.ok(existsSync(path.join(out, target, scope, root, file.replace(/\.compact\.md$/, '.md'))), `${target}/${scope}: the canonical sibling of ${file}`);
+        }
+      }
+    }
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

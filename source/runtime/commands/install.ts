@@ -24,6 +24,7 @@ export function summary(report: Report & { signature?: SignatureReport }): strin
   const lines: string[] = [];
   const verb = report.dryRun ? 'would' : 'did';
   lines.push(`${report.dryRun ? 'Dry run: ' : ''}${report.action} GSD ${report.version} for ${report.target} (${report.scope}) at ${report.root}${report.relocated ? ` (moved by ${report.relocated.by})` : ''}`);
+  if (report.profile !== undefined) lines.push(`profile: ${report.profile}${report.previousProfile ? ` (was ${report.previousProfile})` : ''}`);
   if (report.signature) lines.push(report.signature.summary);
   const { added, updated, unchanged, removed, kept } = report.files;
   lines.push(`files: ${added.length} added, ${updated.length} updated, ${unchanged} unchanged, ${removed.length} removed${kept.length ? `, ${kept.length} kept because you changed them` : ''} (${verb})`);
@@ -85,6 +86,7 @@ function optionsOf(inv: Invocation) {
     ...(typeof configDir === 'string' ? { configDir } : {}),
     dryRun: Boolean(inv.flags['--dry-run']),
     force: Boolean(inv.flags['--force']),
+    ...(typeof inv.flags['--profile'] === 'string' ? { profile: inv.flags['--profile'] } : {}),
   };
 }
 

@@ -47,6 +47,8 @@ export interface BundleManifest {
   runtime: string;
   scope: 'global' | 'local';
   version: string;
+  /** The skill profile(s) the bundle ships, comma-separated; absent means full. */
+  profile?: string;
   /** What the paths are relative to. */
   base: 'home' | 'project';
   /** The runtime's folder under base; a global install may move it (env, --config-dir). */

@@ -70,6 +70,8 @@ export interface InstalledManifest {
   runtime: string;
   scope: 'global' | 'local';
   version: string;
+  /** The skill profile(s) installed (the bundle's, `full` when it names none); an update keeps it unless the user chooses another. */
+  profile?: string;
   bundleManifestSha256: string;
   installedAt: string;
   base: string;
@@ -91,6 +93,8 @@ export interface Options {
   configDir?: string;
   dryRun?: boolean;
   force?: boolean;
+  /** The skill profile the user chose (--profile); without it an update must bring the profile already installed. */
+  profile?: string;
   /**
    * Where each target's bundles may land: the compiler's own targets, or the
    * bundle facts of the gsd-tools that runs (core/bundle-facts.ts). A bundle
@@ -106,6 +110,9 @@ export interface Report {
   scope: 'global' | 'local';
   version: string;
   previousVersion?: string;
+  /** The skill profile this run installs, and the one it replaces when they differ. */
+  profile?: string;
+  previousProfile?: string;
   root: string;
   relocated: { from: string; to: string; by: string } | null;
   files: { added: string[]; updated: string[]; unchanged: number; removed: string[]; kept: string[] };
@@ -384,6 +391,30 @@ function placeBundle(bundle: Bundle, options: Options): Placement {
   return placement;
 }
 
+const FULL = 'full';
+const profileOf = (record: Pick<InstalledManifest, 'profile'> | Pick<BundleManifest, 'profile'>) => record.profile ?? FULL;
+
+/**
+ * The profile this bundle installs. A bundle holds one profile's files, so an
+ * update keeps the installed profile by refusing a bundle of another one unless
+ * the user chose it (--profile); switching then removes exactly the files the
+ * old profile had and the new one lacks, like any file a release dropped.
+ */
+function checkProfile(manifest: BundleManifest, previous: InstalledManifest | null, chosen: string | undefined): string {
+  const bundled = profileOf(manifest);
+  const zipOf = (profile: string) => `gsd-${manifest.target}-${manifest.scope}-${profile === FULL ? '' : `${profile.replaceAll(',', '+')}-`}${manifest.version}.zip`;
+  if (chosen !== undefined && chosen !== bundled) {
+    throw usage(`expected the ${chosen} profile's bundle for --profile ${chosen} (${zipOf(chosen)}), found the ${bundled} profile's`);
+  }
+  if (previous && chosen === undefined && profileOf(previous) !== bundled) {
+    throw refused(
+      `refused: the ${profileOf(previous)} profile is installed and this bundle ships ${bundled}; install ${zipOf(profileOf(previous))} to update and keep it, or pass --profile ${bundled} to switch; nothing was changed`,
+      { installedProfile: profileOf(previous), profile: bundled },
+    );
+  }
+  return bundled;
+}
+
 /** Install, or update when an install record is already at the root. */
 export function planInstall(bundle: Bundle, options: Options, rootDirs: readonly string[] = [], placed?: Placement): Plan {
   const manifest = bundle.manifest;
@@ -395,6 +426,7 @@ export function planInstall(bundle: Bundle, options: Options, rootDirs: readonly
   }
   // An update removes what the old record lists: the record must still describe this install.
   if (previous) checkRecordLanding(previous, placement.root, options.home, policies, path.join(placement.root, INSTALLED_FILE));
+  const profile = checkProfile(manifest, previous, options.profile);
   const manifestPath = path.join(placement.root, INSTALLED_FILE);
   const report: Report = {
     action: previous ? 'update' : 'install',
@@ -403,6 +435,8 @@ export function planInstall(bundle: Bundle, options: Options, rootDirs: readonly
     scope: manifest.scope,
     version: manifest.version,
     ...(previous ? { previousVersion: previous.version } : {}),
+    profile,
+    ...(previous && profileOf(previous) !== profile ? { previousProfile: profileOf(previous) } : {}),
     root: placement.root,
     relocated: placement.relocation ? { from: placement.relocation.from, to: placement.relocation.to, by: placement.relocation.by } : null,
     files: { added: [], updated: [], unchanged: 0, removed: [], kept: [] },
@@ -525,6 +559,7 @@ export function planInstall(bundle: Bundle, options: Options, rootDirs: readonly
     runtime: manifest.runtime,
     scope: manifest.scope,
     version: manifest.version,
+    profile,
     bundleManifestSha256: bundle.manifestSha256,
     installedAt: options.now.toISOString(),
     base: placement.base,

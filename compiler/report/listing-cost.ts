@@ -1,0 +1,84 @@
+// The per-turn cost of a bundle: the names and descriptions of the commands
+// and skills the runtime lists in every turn's context. Measured on the
+// emitted tree, so it is what the runtime reads: the files at a command
+// surface's top level (a nested layout's routed commands sit below them and
+// are not listed), each counted as its frontmatter name (else the file's stem)
+// plus its description. Pure.
+import path from 'node:path';
+import { isMap, isPair, isScalar, parseDocument } from 'yaml';
+import { diagnostic, type Diagnostic } from '../diagnostics.ts';
+import type { TargetDefinition, TargetScope } from '../targets/target-types.ts';
+import { escapeRegExp } from '../util/text.ts';
+import type { VirtualTree } from '../emit/virtual-tree.ts';
+import type { Budgets } from '../check/check-budgets.ts';
+
+/** The ratio `~tokens` uses: about four UTF-8 bytes per token for English prose. */
+export const BYTES_PER_TOKEN = 4;
+
+export interface ListingCost {
+  /** nested: the runtime lists only routers and unrouted commands. */
+  shape: 'flat' | 'nested';
+  listings: number;
+  bytes: number;
+  chars: number;
+  tokens: number;
+  /** The listed file with the longest entry, where a diagnostic points. */
+  largest: string | null;
+}
+
+export function listingCost(tree: VirtualTree, scope: TargetScope): ListingCost {
+  let listings = 0;
+  let bytes = 0;
+  let chars = 0;
+  let largest: { file: string; bytes: number } | null = null;
+  for (const surface of scope.commands) {
+    // GSD's own folder holds copies a runtime reads on demand, never lists.
+    if (surface.path.startsWith('{root}/gsd-core/')) continue;
+    const pattern = new RegExp(`^${escapeRegExp(surface.path.replaceAll('{root}', scope.root)).replace(escapeRegExp('{name}'), '[^/]+')}$`);
+    for (const [file, entry] of tree) {
+      if (!pattern.test(file) || typeof entry.contents !== 'string') continue;
+      const text = entry.contents;
+      const { name, description } = listedFields(text);
+      const entryText = `${name ?? path.posix.basename(file).replace(/\.[^.]+$/, '')}${description ?? ''}`;
+      const entryBytes = Buffer.byteLength(entryText);
+      listings += 1;
+      bytes += entryBytes;
+      chars += [...entryText].length;
+      if (!largest || entryBytes > largest.bytes) largest = { file, bytes: entryBytes };
+    }
+  }
+  return { shape: scope.commands.some((surface) => surface.nested) ? 'nested' : 'flat', listings, bytes, chars, tokens: Math.ceil(bytes / BYTES_PER_TOKEN), largest: largest?.file ?? null };
+}
+
+function listedFields(text: string): { name?: string; description?: string } {
+  const match = /^---\n([\s\S]*?\n)---\n/.exec(text);
+  if (!match) return {};
+  const document = parseDocument(match[1]!);
+  if (!isMap(document.contents)) return {};
+  const value = (key: string) => {
+    const pair = document.contents && isMap(document.contents) ? document.contents.items.find((item) => isPair(item) && isScalar(item.key) && item.key.value === key) : undefined;
+    return pair && isPair(pair) && isScalar(pair.value) ? String(pair.value.value) : undefined;
+  };
+  const name = value('name');
+  const description = value('description');
+  return { ...(name !== undefined ? { name } : {}), ...(description !== undefined ? { description } : {}) };
+}
+
+/** The budget (source/budgets.json `listing.<profile>.<shape>`) and the runtime's own limit (target.json `listing`), as diagnostics. */
+export function checkListing(bundle: string, cost: ListingCost, profile: string, target: TargetDefinition, budgets: Budgets | null): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const at = `${bundle}/${cost.largest ?? ''}`;
+  const ceiling = budgets?.listing?.[profile]?.[cost.shape];
+  const found = `found ${cost.bytes} bytes (~${cost.tokens} tokens) over ${cost.listings} listings`;
+  if (ceiling !== undefined && cost.bytes > ceiling) {
+    diagnostics.push(diagnostic(at, 1, 1, 'budget-exceeded', `expected the ${profile} profile's per-turn listing within ${ceiling} bytes (budgets.json listing.${profile}.${cost.shape}), ${found}`));
+  }
+  const limit = target.listing;
+  if (limit?.maxChars !== undefined && cost.chars > limit.maxChars) {
+    diagnostics.push(diagnostic(at, 1, 1, 'limit-exceeded', `expected the per-turn listing within ${limit.maxChars} characters (${limit.reason}), found ${cost.chars} over ${cost.listings} listings`));
+  }
+  if (limit?.maxTokens !== undefined && cost.tokens > limit.maxTokens) {
+    diagnostics.push(diagnostic(at, 1, 1, 'limit-exceeded', `expected the per-turn listing within ~${limit.maxTokens} tokens (${limit.reason}), ${found}`));
+  }
+  return diagnostics;
+}
