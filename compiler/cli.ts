@@ -168,10 +168,10 @@ function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[]
   }
 }
 
-async function compileFrom(values: { source?: string | undefined; targets?: string | undefined; layout?: string | undefined }, io: Io): Promise<Compiled | null> {
+async function compileFrom(values: { source?: string | undefined; targets?: string | undefined; layout?: string | undefined }, io: Io, options: { outline?: boolean } = {}): Promise<Compiled | null> {
   const sourceDir = values.source ?? 'source';
   if (values.layout !== undefined && !layoutNames().includes(values.layout)) throw new UsageError(`expected --layout ${layoutNames().join(' or ')}, found "${values.layout}"`);
-  const compiled = await compile({ sourceDir, targetsDir: values.targets ?? DEFAULT_TARGETS_DIR, ...(values.layout ? { layout: values.layout } : {}) });
+  const compiled = await compile({ sourceDir, targetsDir: values.targets ?? DEFAULT_TARGETS_DIR, ...(values.layout ? { layout: values.layout } : {}), ...options });
   const targetsDisplay = values.targets ?? (path.relative(process.cwd(), DEFAULT_TARGETS_DIR) || 'targets');
   const findings = [...compiled.targetDiagnostics.map((d) => formatDiagnostic(d, targetsDisplay)), ...compiled.diagnostics.map((d) => formatDiagnostic(d, sourceDir))];
   findings.forEach((line) => io.err(line));
@@ -286,7 +286,7 @@ async function runIr(args: string[], io: Io): Promise<number> {
     io.out(HELP.ir);
     return 0;
   }
-  const compiled = await compileFrom(values, io);
+  const compiled = await compileFrom(values, io, { outline: true });
   if (!compiled) return 1;
   if (values.json) {
     io.out(JSON.stringify(compiled.ir, null, 2));

@@ -36,6 +36,8 @@ export interface CompileOptions {
   targetsDir?: string;
   /** A layout name from compiler/data/layouts; detected from the tree when absent. */
   layout?: string;
+  /** Fill the IR's document outlines (only `gsd-build ir` shows them; they cost a full Markdown parse). */
+  outline?: boolean;
 }
 
 export interface Compiled {
@@ -62,7 +64,7 @@ export interface Compiled {
 export async function compile(options: CompileOptions): Promise<Compiled> {
   const files = await readSourceTree(options.sourceDir);
   const layout = options.layout ? loadLayout(options.layout) : detectLayout(new Set(files.map((file) => file.path)));
-  const { ir, assets, diagnostics } = buildIr(files, WHEN_VOCABULARY, layout);
+  const { ir, assets, diagnostics } = buildIr(files, WHEN_VOCABULARY, layout, { outline: options.outline ?? false });
   const { targets, diagnostics: targetDiagnostics } = await loadTargets(options.targetsDir);
   let budgets: LoadedBudgets | null = null;
   const budgetsFile = files.find((file) => file.path === 'budgets.json');

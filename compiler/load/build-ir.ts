@@ -30,7 +30,12 @@ export interface BuildIrResult {
   diagnostics: Diagnostic[];
 }
 
-export function buildIr(files: readonly SourceFile[], vocabulary: ReadonlySet<string>, layout: Layout): BuildIrResult {
+export interface BuildIrOptions {
+  /** Fill each Markdown node's outline (a full remark parse; only `gsd-build ir` shows it). */
+  outline?: boolean;
+}
+
+export function buildIr(files: readonly SourceFile[], vocabulary: ReadonlySet<string>, layout: Layout, options: BuildIrOptions = {}): BuildIrResult {
   const diagnostics: Diagnostic[] = [];
   const nodes: IrNode[] = [];
   const assets: SourceFile[] = [];
@@ -50,7 +55,7 @@ export function buildIr(files: readonly SourceFile[], vocabulary: ReadonlySet<st
       diagnostics.push(decoded.error);
       continue;
     }
-    const node = buildNode(file.path, classified.kind, classified.name, classified.parent, decoded.text, vocabulary, diagnostics, layout.routerPrefix);
+    const node = buildNode(file.path, classified.kind, classified.name, classified.parent, decoded.text, vocabulary, diagnostics, layout.routerPrefix, options.outline ?? false);
     if (classified.variant) {
       node.id = `${node.id}.${classified.variant}`;
       node.variant = classified.variant;
@@ -84,7 +89,8 @@ function buildNode(
   decoded: string,
   vocabulary: ReadonlySet<string>,
   diagnostics: Diagnostic[],
-  routerPrefix?: string,
+  routerPrefix: string | undefined,
+  withOutline: boolean,
 ): IrNode {
   const bom = decoded.startsWith('\uFEFF');
   const text = bom ? decoded.slice(1) : decoded;
@@ -115,7 +121,7 @@ function buildNode(
   }
 
   const wantsFrontmatter = FRONTMATTER_KINDS.has(kind);
-  const parsed = parseMarkdownDocument(text, wantsFrontmatter);
+  const parsed = parseMarkdownDocument(text, wantsFrontmatter, withOutline);
   base.outline = parsed.outline;
   base.body = { start: parsed.bodyStart, line: parsed.bodyLine };
   if (parsed.frontmatter) {
