@@ -8,6 +8,9 @@ import { formatDiagnostic, type Diagnostic } from './diagnostics.ts';
 import { allBundles, compile, emitBundles, errorsOf, REPO_ROOT, type BundleSelection, type Compiled } from './pipeline.ts';
 import { layoutNames } from './load/layout.ts';
 import { writeTrees } from './write/write-tree.ts';
+import { writeBundles, type OutputState } from './write/output-state.ts';
+import { buildInputKey, defaultCacheDir, dropOutputState, readOutputState, stillOnDisk, writeOutputState } from './incremental.ts';
+import { readSourceTree, type SourceFile } from './load/read-source-tree.ts';
 import { compareWithGolden, formatGoldenFinding, goldenTrees, readGoldenFiles } from './golden/compare-golden.ts';
 import { compareWithBaseline, type Budgets } from './check/check-budgets.ts';
 import { DEFAULT_TARGETS_DIR, loadTargets } from './targets/load-targets.ts';
@@ -39,6 +42,8 @@ Options:
   --out <dir>       output root (default: ./dist)
   --targets <dir>   target definitions (default: the project's targets/)
   --layout <name>   how to read the source tree (compiler/data/layouts; detected by default)
+  --cache <dir>     the build cache (default: $GSD_BUILD_CACHE, else ~/.cache/gsd-build)
+  --no-cache        build from scratch and write every file, storing nothing
 
 Other verbs: check, ir, budgets, matrix, site, release, keygen, install (gsd-build <verb> --help).`,
   check: `Usage: gsd-build check [--update] [--source <dir>] [--golden <dir>]
@@ -122,6 +127,8 @@ const defaultIo: Io = { out: (text) => process.stdout.write(`${text}\n`), err: (
 
 class UsageError extends Error {}
 
+type ParsedValues<T extends NonNullable<ParseArgsConfig['options']>> = ReturnType<typeof parse<T>>;
+
 export async function main(argv: string[], io: Io = defaultIo): Promise<number> {
   const verb: Verb = argv[0] && argv[0] in HELP && argv[0] !== 'build' ? (argv[0] as Verb) : 'build';
   const rest = verb === 'build' ? (argv[0] === 'build' ? argv.slice(1) : argv) : argv.slice(1);
@@ -168,7 +175,11 @@ function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[]
   }
 }
 
-async function compileFrom(values: { source?: string | undefined; targets?: string | undefined; layout?: string | undefined }, io: Io, options: { outline?: boolean } = {}): Promise<Compiled | null> {
+async function compileFrom(
+  values: { source?: string | undefined; targets?: string | undefined; layout?: string | undefined },
+  io: Io,
+  options: { outline?: boolean; cacheDir?: string; files?: SourceFile[] } = {},
+): Promise<Compiled | null> {
   const sourceDir = values.source ?? 'source';
   if (values.layout !== undefined && !layoutNames().includes(values.layout)) throw new UsageError(`expected --layout ${layoutNames().join(' or ')}, found "${values.layout}"`);
   const compiled = await compile({ sourceDir, targetsDir: values.targets ?? DEFAULT_TARGETS_DIR, ...(values.layout ? { layout: values.layout } : {}), ...options });
@@ -194,13 +205,17 @@ function reportEmitted(diagnostics: Diagnostic[], io: Io, prefix: string): boole
   return errors === 0;
 }
 
+const BUILD_OPTIONS = {
+  target: { type: 'string', multiple: true },
+  scope: { type: 'string' },
+  all: { type: 'boolean' },
+  out: { type: 'string' },
+  cache: { type: 'string' },
+  'no-cache': { type: 'boolean' },
+} as const;
+
 async function runBuild(args: string[], io: Io): Promise<number> {
-  const values = parse(args, {
-    target: { type: 'string', multiple: true },
-    scope: { type: 'string' },
-    all: { type: 'boolean' },
-    out: { type: 'string' },
-  });
+  const values = parse(args, BUILD_OPTIONS);
   if (values.help) {
     io.out(HELP.build);
     return 0;
@@ -208,21 +223,62 @@ async function runBuild(args: string[], io: Io): Promise<number> {
   if (!values.all && !values.target) throw new UsageError('expected --target <id> or --all');
   if (values.all && (values.target || values.scope)) throw new UsageError('--all builds every target and scope; drop --target and --scope');
   if (values.scope !== undefined && !SCOPE_IDS.includes(values.scope as ScopeId)) throw new UsageError(`expected --scope global or local, found "${values.scope}"`);
+  return buildOnce(values, io);
+}
+
+/**
+ * One build: with a cache (the default), a build whose inputs and output are
+ * unchanged only replays what it printed, and any other writes only the files
+ * whose bytes changed (compiler/incremental.ts); --no-cache writes everything.
+ */
+async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: Io): Promise<number> {
   const started = performance.now();
-  const compiled = await compileFrom(values, io);
+  const outRoot = values.out ?? 'dist';
+  const cacheDir = values['no-cache'] ? null : path.resolve(values.cache ?? defaultCacheDir());
+  const sourceDir = values.source ?? 'source';
+  const files = cacheDir ? await readSourceTree(sourceDir) : undefined;
+  const inputKey = cacheDir
+    ? await buildInputKey(files!, values.targets ?? DEFAULT_TARGETS_DIR, { target: values.target ?? null, scope: values.scope ?? null, all: values.all ?? false, layout: values.layout ?? null })
+    : '';
+  const previous = cacheDir ? readOutputState(cacheDir, outRoot) : null;
+  const summary = (bundles: number, fileCount: number, written: number, keys: readonly string[]) =>
+    `built ${bundles} bundle(s), ${fileCount} files (${written} written), into ${outRoot}/ in ${Math.round(performance.now() - started)} ms: ${keys.join(', ')}`;
+  if (cacheDir && previous && previous.inputKey === inputKey && (await stillOnDisk(outRoot, previous))) {
+    previous.messages.err.forEach((line) => io.err(line));
+    io.out(summary(previous.built.length, previous.files, 0, previous.built));
+    previous.messages.out.forEach((line) => io.out(line));
+    return 0;
+  }
+  const printed: OutputState['messages'] = { out: [], err: [] };
+  const recording: Io = { out: (text) => (printed.out.push(text), io.out(text)), err: (text) => (printed.err.push(text), io.err(text)) };
+  const compiled = await compileFrom(values, recording, cacheDir ? { cacheDir, files: files! } : {});
   if (!compiled) return 1;
   const selections = selectBundles(compiled, values.target, values.scope as ScopeId | undefined, values.all ?? false);
-  const outRoot = values.out ?? 'dist';
   const { bundles, diagnostics } = emitBundles(compiled, selections);
-  if (!reportEmitted(diagnostics, io, outRoot)) return 1;
-  await writeTrees(outRoot, bundles);
-  const files = [...bundles.values()].reduce((sum, tree) => sum + tree.size, 0);
-  io.out(`built ${bundles.size} bundle(s), ${files} files, into ${outRoot}/ in ${Math.round(performance.now() - started)} ms: ${[...bundles.keys()].join(', ')}`);
+  if (!reportEmitted(diagnostics, recording, outRoot)) return 1;
+  const fileCount = [...bundles.values()].reduce((sum, tree) => sum + tree.size, 0);
+  let written = fileCount;
+  if (cacheDir) {
+    dropOutputState(cacheDir, outRoot);
+    const result = await writeBundles(outRoot, bundles, previous?.bundles ?? {});
+    written = result.written;
+    const notes = noteLines(compiled, selections);
+    writeOutputState(cacheDir, outRoot, { inputKey, messages: { out: notes, err: printed.err }, bundles: { ...previous?.bundles, ...result.records }, built: [...bundles.keys()], files: fileCount });
+  } else {
+    await writeTrees(outRoot, bundles);
+  }
+  io.out(summary(bundles.size, fileCount, written, [...bundles.keys()]));
+  noteLines(compiled, selections).forEach((line) => io.out(line));
+  return 0;
+}
+
+function noteLines(compiled: Compiled, selections: readonly BundleSelection[]): string[] {
+  const lines: string[] = [];
   for (const target of compiled.targets) {
     if (!selections.some((selection) => selection.target === target.definition.id)) continue;
-    for (const [scope, reason] of Object.entries(target.definition.unsupportedScopes ?? {})) io.out(`note: ${target.definition.id} has no ${scope} scope: ${reason}`);
+    for (const [scope, reason] of Object.entries(target.definition.unsupportedScopes ?? {})) lines.push(`note: ${target.definition.id} has no ${scope} scope: ${reason}`);
   }
-  return 0;
+  return lines;
 }
 
 function selectBundles(compiled: Compiled, targets: string[] | undefined, scope: ScopeId | undefined, all: boolean): BundleSelection[] {

@@ -7,10 +7,11 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { sortDiagnostics, type Diagnostic } from './diagnostics.ts';
 import type { CorpusIr } from './ir/types.ts';
-import { buildIr } from './load/build-ir.ts';
+import { buildIr, type NodeMemo } from './load/build-ir.ts';
+import { compilerFingerprint, hashParts, readCacheEntry, writeCacheEntry } from './cache/build-cache.ts';
 import { loadHooks, loadSettingsHooks, type HookEntry } from './load/load-hooks.ts';
 import { detectLayout, loadLayout, type Layout } from './load/layout.ts';
-import { readSourceTree } from './load/read-source-tree.ts';
+import { readSourceTree, type SourceFile } from './load/read-source-tree.ts';
 import { checkFrontmatter } from './check/check-frontmatter.ts';
 import { checkReferences } from './check/check-references.ts';
 import { checkStepFiles } from './check/check-step-files.ts';
@@ -38,6 +39,10 @@ export interface CompileOptions {
   layout?: string;
   /** Fill the IR's document outlines (only `gsd-build ir` shows them; they cost a full Markdown parse). */
   outline?: boolean;
+  /** A build cache folder (compiler/cache): parsed nodes and built code are reused from it and stored in it. */
+  cacheDir?: string;
+  /** The source tree already read (readSourceTree), when the caller has it. */
+  files?: SourceFile[];
 }
 
 export interface Compiled {
@@ -62,9 +67,14 @@ export interface Compiled {
 
 /** load + check: everything that does not depend on a target. */
 export async function compile(options: CompileOptions): Promise<Compiled> {
-  const files = await readSourceTree(options.sourceDir);
+  const files = options.files ?? (await readSourceTree(options.sourceDir));
   const layout = options.layout ? loadLayout(options.layout) : detectLayout(new Set(files.map((file) => file.path)));
-  const { ir, assets, diagnostics } = buildIr(files, WHEN_VOCABULARY, layout, { outline: options.outline ?? false });
+  const outline = options.outline ?? false;
+  // One slot per source folder, so building two corpora in turn keeps both warm.
+  const slot = hashParts([path.resolve(options.sourceDir)]).slice(0, 24);
+  const memo = options.cacheDir ? readNodeMemo(options.cacheDir, slot, layout, outline) : undefined;
+  const { ir, assets, diagnostics } = buildIr(files, WHEN_VOCABULARY, layout, { outline, ...(memo ? { memo } : {}) });
+  if (options.cacheDir && memo) writeNodeMemo(options.cacheDir, slot, memo);
   const { targets, diagnostics: targetDiagnostics } = await loadTargets(options.targetsDir);
   let budgets: LoadedBudgets | null = null;
   const budgetsFile = files.find((file) => file.path === 'budgets.json');
@@ -94,7 +104,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     ...checkCommandCells(ir.nodes, new Set([...shippedCommandNames(ir.nodes), ...ir.nodes.filter((node) => node.kind === 'agent').map((node) => node.name), ...hooks.map((hook) => hook.id)])),
     ...deadSettingFindings(await settingsSources(options.sourceDir, files, layout, ir.nodes), ir.nodes, layout.settings?.maintainerDocs ?? []),
   );
-  const built = await buildGenerated(options.sourceDir, hookPayloads(targets));
+  const built = await cachedGenerated(options, files, hookPayloads(targets));
   const generated: GeneratedFile[] = [
     // Built programs (a shebang line) are executables: mode 0755 in bundles and zips.
     ...built.map((file) => (startsWithShebang(file.contents) ? { ...file, executable: true } : file)),
@@ -154,6 +164,34 @@ export function emitBundles(compiled: Compiled, selections: readonly BundleSelec
 /** The hook payload specs of the targets built for, keyed by target id. */
 function hookPayloads(targets: readonly Target[]): Record<string, unknown> {
   return Object.fromEntries(targets.filter((target) => target.hookPayload).map((target) => [target.definition.id, target.hookPayload]));
+}
+
+/**
+ * The built code depends on the corpus's code, not its Markdown: the key
+ * hashes every other source file (and the compiler's fingerprint, which
+ * covers the locked dependencies), so a prose edit reuses the last build.
+ */
+async function cachedGenerated(options: CompileOptions, files: readonly { path: string; bytes: Uint8Array }[], payloads: Record<string, unknown>): Promise<GeneratedFile[]> {
+  if (!options.cacheDir) return buildGenerated(options.sourceDir, payloads);
+  const key = hashParts([compilerFingerprint(), JSON.stringify(payloads), ...files.filter((file) => !file.path.endsWith('.md')).flatMap((file) => [file.path, file.bytes])]);
+  const slot = `generated-${hashParts([path.resolve(options.sourceDir)]).slice(0, 24)}`;
+  const cached = readCacheEntry<GeneratedFile[]>(options.cacheDir, slot, key);
+  if (Array.isArray(cached)) return cached;
+  const built = await buildGenerated(options.sourceDir, payloads);
+  writeCacheEntry(options.cacheDir, slot, key, built);
+  return built;
+}
+
+function readNodeMemo(cacheDir: string, slot: string, layout: Layout, outline: boolean): NodeMemo {
+  const salt = hashParts([compilerFingerprint(), layout.name, layout.routerPrefix ?? '', outline ? 'outline' : '', ...[...WHEN_VOCABULARY].sort()]);
+  const previous = readCacheEntry<Map<string, Uint8Array>>(cacheDir, `nodes-${slot}`, salt);
+  return { salt, previous: previous instanceof Map ? previous : new Map(), next: new Map() };
+}
+
+/** Stores the nodes this build used (and only those), when they differ from what was read. */
+function writeNodeMemo(cacheDir: string, slot: string, memo: NodeMemo): void {
+  const same = memo.next.size === memo.previous.size && [...memo.next].every(([key, entry]) => memo.previous.get(key) === entry);
+  if (!same) writeCacheEntry(cacheDir, `nodes-${slot}`, memo.salt, memo.next);
 }
 
 async function buildGenerated(sourceDir: string, payloads: Record<string, unknown>): Promise<GeneratedFile[]> {

@@ -1,6 +1,8 @@
 // load: source files → IR nodes with resolved edges. Pure: bytes in, IR and
 // diagnostics out.
+import { deserialize, serialize } from 'node:v8';
 import { isMap, isSeq, isScalar } from 'yaml';
+import { hashParts } from '../cache/build-cache.ts';
 import { compareText, diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { CorpusIr, Edge, IrNode, NodeKind } from '../ir/types.ts';
 import { classifyPath, type Layout } from './layout.ts';
@@ -33,6 +35,26 @@ export interface BuildIrResult {
 export interface BuildIrOptions {
   /** Fill each Markdown node's outline (a full remark parse; only `gsd-build ir` shows it). */
   outline?: boolean;
+  /** Nodes built by an earlier run, to reuse instead of parsing the file again. */
+  memo?: NodeMemo;
+}
+
+/**
+ * A node depends only on its file's bytes, where the layout places it and
+ * the parse settings; `salt` hashes the settings (and the compiler's
+ * fingerprint), each key adds the file. Entries are serialised nodes with
+ * their diagnostics, so a reused node is a fresh copy that linking may mutate.
+ */
+export interface NodeMemo {
+  salt: string;
+  previous: ReadonlyMap<string, Uint8Array>;
+  /** Filled with the entries this build used: the next run's `previous`. */
+  next: Map<string, Uint8Array>;
+}
+
+interface MemoEntry {
+  node: IrNode;
+  diagnostics: Diagnostic[];
 }
 
 export function buildIr(files: readonly SourceFile[], vocabulary: ReadonlySet<string>, layout: Layout, options: BuildIrOptions = {}): BuildIrResult {
@@ -50,12 +72,32 @@ export function buildIr(files: readonly SourceFile[], vocabulary: ReadonlySet<st
       diagnostics.push(diagnostic(file.path, 1, 1, 'layout-unknown', 'expected a path of a corpus family (see compiler/data/layout.json), found none matching'));
       continue;
     }
-    const decoded = decodeUtf8(file);
-    if ('error' in decoded) {
-      diagnostics.push(decoded.error);
-      continue;
+    const memo = options.memo;
+    const key = memo ? hashParts([memo.salt, file.path, classified.kind, classified.name, classified.parent ?? '', file.bytes]) : '';
+    const stored = memo?.previous.get(key);
+    let entry: MemoEntry | null = null;
+    if (stored) {
+      try {
+        entry = deserialize(stored) as MemoEntry;
+      } catch {
+        entry = null;
+      }
     }
-    const node = buildNode(file.path, classified.kind, classified.name, classified.parent, decoded.text, vocabulary, diagnostics, layout.routerPrefix, options.outline ?? false);
+    if (!entry) {
+      const decoded = decodeUtf8(file);
+      if ('error' in decoded) {
+        diagnostics.push(decoded.error);
+        continue;
+      }
+      const found: Diagnostic[] = [];
+      const built = buildNode(file.path, classified.kind, classified.name, classified.parent, decoded.text, vocabulary, found, layout.routerPrefix, options.outline ?? false);
+      entry = { node: built, diagnostics: found };
+      memo?.next.set(key, serialize(entry));
+    } else {
+      memo!.next.set(key, stored!);
+    }
+    const node = entry.node;
+    diagnostics.push(...entry.diagnostics);
     if (classified.variant) {
       node.id = `${node.id}.${classified.variant}`;
       node.variant = classified.variant;
