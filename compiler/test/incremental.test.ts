@@ -1,0 +1,125 @@
+// Incremental builds must be invisible: after any sequence of edits, adds,
+// renames and deletes of source files and target definitions, the output of
+// a cached build is byte for byte (modes included) what a build from scratch
+// writes; and a cache entry that is corrupt or from another compiler is
+// ignored and rebuilt, never trusted.
+import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { main, type Io } from '../cli.ts';
+import { REPO_ROOT } from '../pipeline.ts';
+import { suite, assert } from './harness.ts';
+import { snapshotTree, temporaryDir } from './fixture-support.ts';
+
+const incremental = suite('incremental builds');
+
+const CORPUS: Record<string, string> = {
+  'commands/gsd/demo.md': '---\nname: gsd:demo\ndescription: "Runs the demo workflow"\nallowed-tools:\n  - Read\n  - Agent\nrequires:\n  - other\n---\n@~/.claude/gsd-core/workflows/demo.md\n\nThen /gsd-other $ARGUMENTS.\n',
+  'commands/gsd/other.md': '---\nname: gsd:other\ndescription: "The other command"\nallowed-tools:\n  - Read\n---\nRead ~/.claude/gsd-core/references/notes.md and spawn `gsd-tiny`.\n',
+  'agents/gsd-tiny.md': '---\nname: gsd-tiny\ndescription: A small agent. Spawned by /gsd-demo.\ntools: Read, Grep\ncolor: blue\n---\nDo the small thing.\n',
+  'gsd-core/workflows/demo.md': '<purpose>\nThe demo.\n</purpose>\n\nRead `~/.claude/gsd-core/references/notes.md` first.\n',
+  'gsd-core/references/notes.md': '# Notes\n\nSome notes.\n',
+};
+
+async function run(args: string[]): Promise<{ status: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: Io = { out: (text) => out.push(text), err: (text) => err.push(text) };
+  const status = await main(args, io);
+  return { status, out: out.join('\n'), err: err.join('\n') };
+}
+
+interface Sandbox {
+  source: string;
+  targets: string;
+  out: string;
+  cache: string;
+}
+
+function sandbox(): Sandbox {
+  const dir = temporaryDir('incremental');
+  const box = { source: path.join(dir, 'source'), targets: path.join(dir, 'targets'), out: path.join(dir, 'out'), cache: path.join(dir, 'cache') };
+  for (const [file, text] of Object.entries(CORPUS)) {
+    mkdirSync(path.dirname(path.join(box.source, file)), { recursive: true });
+    writeFileSync(path.join(box.source, file), text);
+  }
+  cpSync(path.join(REPO_ROOT, 'targets'), box.targets, { recursive: true });
+  return box;
+}
+
+const build = (box: Sandbox, out = box.out, extra: string[] = []) => run(['--all', '--source', box.source, '--targets', box.targets, '--out', out, '--cache', box.cache, ...extra]);
+
+/** The cached build's bundles against a --no-cache build of the same inputs into a fresh folder. */
+async function assertSameAsClean(box: Sandbox, step: string): Promise<string> {
+  const result = await build(box);
+  assert.is(result.status, 0, `${step}: ${result.err}`);
+  const clean = temporaryDir('clean');
+  const fresh = await build(box, clean, ['--no-cache']);
+  assert.is(fresh.status, 0, `${step}: ${fresh.err}`);
+  for (const bundle of bundlesOf(clean)) {
+    assert.equal([...snapshotTree(path.join(box.out, bundle))], [...snapshotTree(path.join(clean, bundle))], `${step}: ${bundle}`);
+  }
+  rmSync(clean, { recursive: true, force: true });
+  return result.out;
+}
+
+function bundlesOf(out: string): string[] {
+  return readdirSync(out).flatMap((target) => readdirSync(path.join(out, target)).map((scope) => `${target}/${scope}`));
+}
+
+const writtenOf = (stdout: string) => Number(/\((\d+) written\)/.exec(stdout)?.[1] ?? NaN);
+
+incremental('should write byte-identical output to a clean build after edits, adds, renames and deletes of sources and targets', async () => {
+  const box = sandbox();
+  const first = await assertSameAsClean(box, 'first build');
+  assert.ok(writtenOf(first) > 100, first);
+  // Nothing changed: nothing written.
+  assert.is(writtenOf(await assertSameAsClean(box, 'no change')), 0);
+  // One edited file: its rendering and each bundle's manifest, nothing else.
+  writeFileSync(path.join(box.source, 'gsd-core/references/notes.md'), '# Notes\n\nOther notes.\n');
+  const edited = writtenOf(await assertSameAsClean(box, 'edit'));
+  const bundles = bundlesOf(box.out).length;
+  assert.ok(edited > 0 && edited <= 2 * bundles, `expected at most the edited file and the manifest per bundle, found ${edited} written`);
+  // Added, renamed and deleted files.
+  writeFileSync(path.join(box.source, 'gsd-core/references/added.md'), '# Added\n\nNew.\n');
+  await assertSameAsClean(box, 'add');
+  renameSync(path.join(box.source, 'gsd-core/references/added.md'), path.join(box.source, 'gsd-core/references/renamed.md'));
+  await assertSameAsClean(box, 'rename');
+  rmSync(path.join(box.source, 'gsd-core/references/renamed.md'));
+  await assertSameAsClean(box, 'delete');
+  // A target definition edited, then a target removed.
+  const claude = path.join(box.targets, 'claude/target.json');
+  writeFileSync(claude, readFileSync(claude, 'utf8').replace('"name": "Claude Code"', '"name": "Claude Code (edited)"'));
+  await assertSameAsClean(box, 'target edit');
+  rmSync(path.join(box.targets, 'zcode'), { recursive: true });
+  rmSync(path.join(box.out, 'zcode'), { recursive: true });
+  await assertSameAsClean(box, 'target delete');
+  // A file changed by hand in the output is put back.
+  const manifest = path.join(box.out, 'claude/global/gsd-file-manifest.json');
+  writeFileSync(manifest, 'tampered');
+  await assertSameAsClean(box, 'hand edit in the output');
+  rmSync(path.dirname(box.source), { recursive: true, force: true });
+});
+
+incremental('should ignore a corrupt or foreign cache entry and rebuild it', async () => {
+  const box = sandbox();
+  await assertSameAsClean(box, 'first build');
+  const entries = readdirSync(box.cache).filter((name) => name.endsWith('.v8'));
+  assert.ok(entries.some((name) => name.startsWith('nodes-')) && entries.some((name) => name.startsWith('output-')), entries.join(', '));
+  // Corrupt bytes: every entry unreadable.
+  for (const name of entries) writeFileSync(path.join(box.cache, name), 'not a cache entry');
+  writeFileSync(path.join(box.source, 'gsd-core/references/notes.md'), '# Notes\n\nChanged while the cache was corrupt.\n');
+  const afterCorrupt = await assertSameAsClean(box, 'corrupt cache');
+  assert.ok(writtenOf(afterCorrupt) > 100, `a corrupt output state is not trusted: everything is written, found ${afterCorrupt}`);
+  // Foreign entries: another build's entries under these names (swapped), so every key mismatches.
+  const nodes = entries.find((name) => name.startsWith('nodes-'))!;
+  const output = entries.find((name) => name.startsWith('output-'))!;
+  const nodesBytes = readFileSync(path.join(box.cache, nodes));
+  writeFileSync(path.join(box.cache, nodes), readFileSync(path.join(box.cache, output)));
+  writeFileSync(path.join(box.cache, output), nodesBytes);
+  writeFileSync(path.join(box.source, 'agents/gsd-tiny.md'), CORPUS['agents/gsd-tiny.md']!.replace('small thing', 'smaller thing'));
+  const afterForeign = await assertSameAsClean(box, 'foreign cache');
+  assert.ok(writtenOf(afterForeign) > 100, afterForeign);
+  rmSync(path.dirname(box.source), { recursive: true, force: true });
+});
+
+incremental.run();
