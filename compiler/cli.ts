@@ -118,7 +118,7 @@ serve the folder from any static host.`,
 
 type Verb = keyof typeof HELP;
 
-interface Io {
+export interface Io {
   out: (text: string) => void;
   err: (text: string) => void;
 }
