@@ -7,7 +7,8 @@ import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { IrNode } from '../ir/types.ts';
 import type { AgentSurface } from '../targets/target-types.ts';
 import { renderFrontmatter } from './render-frontmatter.ts';
-import { renderString, renderText, type RenderContext } from './render-text.ts';
+import type { ComposeContext } from '../compose/compose-context.ts';
+import { composeString, composeText } from '../compose/compose-text.ts';
 import { listItems } from '../util/list-items.ts';
 
 export interface AgentFile {
@@ -18,10 +19,10 @@ export interface AgentFile {
 
 type PathOf = (pattern: string, names?: Record<string, string>) => string;
 
-export function renderAgents(agents: readonly IrNode[], surface: AgentSurface, context: RenderContext, at: PathOf): AgentFile[] {
+export function renderAgents(agents: readonly IrNode[], surface: AgentSurface, context: ComposeContext, at: PathOf): AgentFile[] {
   const files: AgentFile[] = [];
   for (const agent of agents) {
-    const body = renderText(agent, context);
+    const body = composeText(agent, context);
     const file = at(surface.path, { name: agent.name });
     switch (surface.format) {
       case 'markdown':
@@ -39,23 +40,23 @@ export function renderAgents(agents: readonly IrNode[], surface: AgentSurface, c
   return files;
 }
 
-function frontmatterInput(agent: IrNode, context: RenderContext) {
+function frontmatterInput(agent: IrNode, context: ComposeContext) {
   return {
     data: agent.frontmatter?.data ?? {},
     name: agent.name,
     version: context.version,
     toolMaps: context.target.toolMaps ?? {},
-    renderValue: (text: string) => renderString(text, context),
+    renderValue: (text: string) => composeString(text, context),
   };
 }
 
-function markdownFrontmatter(agent: IrNode, surface: AgentSurface, context: RenderContext): string {
+function markdownFrontmatter(agent: IrNode, surface: AgentSurface, context: ComposeContext): string {
   if (surface.frontmatter) {
     const yaml = renderFrontmatter(surface.frontmatter, frontmatterInput(agent, context));
     return yaml ? `---\n${yaml}---\n` : '';
   }
   // Kept as written, comments included; only the install root and line endings change.
-  return renderText(agent, context, 0, agent.body.start);
+  return composeText(agent, context, 0, agent.body.start);
 }
 
 /**
@@ -63,7 +64,7 @@ function markdownFrontmatter(agent: IrNode, surface: AgentSurface, context: Rend
  * runtime's size cap keeps its frontmatter and a short pointer as the file,
  * and its full prompt moves to a payload file it is told to read.
  */
-function markdownAgent(agent: IrNode, surface: AgentSurface, frontmatter: string, body: string, context: RenderContext, at: PathOf, file: string): AgentFile[] {
+function markdownAgent(agent: IrNode, surface: AgentSurface, frontmatter: string, body: string, context: ComposeContext, at: PathOf, file: string): AgentFile[] {
   const whole = `${frontmatter}${body}`;
   const spill = surface.spill;
   if (!spill || Buffer.byteLength(whole) <= spill.maxBytes) return [{ path: file, contents: whole, source: agent.path }];
@@ -76,8 +77,8 @@ function markdownAgent(agent: IrNode, surface: AgentSurface, frontmatter: string
   ];
 }
 
-function agentDescription(agent: IrNode, context: RenderContext): string {
-  return renderString(String(agent.frontmatter?.data?.['description'] ?? ''), context);
+function agentDescription(agent: IrNode, context: ComposeContext): string {
+  return composeString(String(agent.frontmatter?.data?.['description'] ?? ''), context);
 }
 
 /**
@@ -85,7 +86,7 @@ function agentDescription(agent: IrNode, context: RenderContext): string {
  * sandbox_mode and developer_instructions. No model is written: the user's
  * Codex configuration chooses it, so the file never depends on the build machine.
  */
-function codexAgentToml(agent: IrNode, surface: AgentSurface, body: string, context: RenderContext): string {
+function codexAgentToml(agent: IrNode, surface: AgentSurface, body: string, context: ComposeContext): string {
   const tools = listItems(agent.frontmatter?.data?.['tools']);
   const header: Record<string, string> = { name: agent.name, description: agentDescription(agent, context) };
   if (surface.sandbox) {
@@ -108,7 +109,7 @@ function codexAgentToml(agent: IrNode, surface: AgentSurface, body: string, cont
  * `prompt`, inside one Jinja raw block. The parse proves the spec names that
  * prompt file.
  */
-function kimiAgentSpec(agent: IrNode, surface: AgentSurface, body: string, context: RenderContext, at: PathOf, file: string): AgentFile[] {
+function kimiAgentSpec(agent: IrNode, surface: AgentSurface, body: string, context: ComposeContext, at: PathOf, file: string): AgentFile[] {
   const prompt = at(kimiPromptPath(surface), { name: agent.name });
   const text = renderFrontmatter(surface.frontmatter ?? [], frontmatterInput(agent, context));
   const named = (parseYaml(text) as { agent?: { system_prompt_path?: unknown } } | null)?.agent?.system_prompt_path;
@@ -125,7 +126,7 @@ function kimiAgentSpec(agent: IrNode, surface: AgentSurface, body: string, conte
 }
 
 /** The root spec: the surface's `index.agent` keys plus `subagents`, one entry per agent (its spec's path and description). */
-function kimiRootSpec(agents: readonly IrNode[], surface: AgentSurface, context: RenderContext, at: PathOf): AgentFile {
+function kimiRootSpec(agents: readonly IrNode[], surface: AgentSurface, context: ComposeContext, at: PathOf): AgentFile {
   const index = surface.index;
   if (!index) throw new Error(`internal: a kimi-agent-spec surface needs "index" (the root spec listing every agent), found none for ${surface.path}`);
   const file = at(index.path);

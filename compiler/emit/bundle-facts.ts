@@ -5,7 +5,7 @@
 import type { BundleFacts } from '../../source/runtime/core/bundle-facts.ts';
 import { landingPolicy } from '../targets/landing-policy.ts';
 import type { ScopeId, TargetDefinition } from '../targets/target-types.ts';
-import { renderString } from './render-text.ts';
+import { composeString } from '../compose/compose-text.ts';
 
 /** The canonical forms, rendered for the bundle the way its prose is. */
 const CANONICAL_INVOCATION = 'node "$HOME/.claude/gsd-core/bin/gsd-tools.cjs"';
@@ -21,8 +21,8 @@ export function bundleFacts(definition: TargetDefinition, scopeId: ScopeId, vers
     scope: scopeId,
     root: scope.root,
     base: scope.base,
-    instructionFile: renderString(CANONICAL_INSTRUCTIONS, context),
-    invocation: renderString(CANONICAL_INVOCATION, context),
+    instructionFile: composeString(CANONICAL_INSTRUCTIONS, context),
+    invocation: composeString(CANONICAL_INVOCATION, context),
     landing: landingPolicy(definition, scopeId),
   };
 }

@@ -8,7 +8,9 @@ import { buildSectionManifest } from '../compose/section-manifest.ts';
 import type { CommandSurface, ConfigFile, ScopeId, Target, TargetScope } from '../targets/target-types.ts';
 import { renderAgents } from './agent-formats.ts';
 import { renderFrontmatter, truncate } from './render-frontmatter.ts';
-import { renderRoot, renderString, renderText, type RenderContext } from './render-text.ts';
+import type { ComposeContext } from '../compose/compose-context.ts';
+import { composeString, composeText } from '../compose/compose-text.ts';
+import { rewriteRoot } from '../compose/rewrite-root.ts';
 import { routedCommands, routerReads } from './nest-routers.ts';
 import { hookFiles, hookFormat, runtimeHooks } from './hook-formats.ts';
 import { addBundleManifest } from './bundle-manifest.ts';
@@ -47,7 +49,7 @@ const PAYLOAD_KINDS = new Set(['workflow', 'step', 'mode', 'reference', 'templat
 export function emitBundle({ ir, target, scope: scopeId, version, generated = [], hooks = [] }: EmitInput): VirtualTree {
   const scope = target.definition.scopes[scopeId];
   if (!scope) throw new Error(`target ${target.definition.id} has no ${scopeId} scope`);
-  const context: RenderContext = { target: target.definition, scope, version };
+  const context: ComposeContext = { target: target.definition, scope, version };
   const tree: VirtualTree = new Map();
   const put = (file: string, contents: string | Uint8Array, extra: Omit<TreeFile, 'contents'> = {}) => {
     const normalized = path.posix.normalize(file);
@@ -70,7 +72,7 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
   }
   for (const node of ir.nodes) {
     if (PAYLOAD_KINDS.has(node.kind) && node.path.startsWith('gsd-core/') && node.variant === undefined) {
-      put(at(`{root}/${node.path}`), renderText(node, context, 0), { source: node.path });
+      put(at(`{root}/${node.path}`), composeText(node, context, 0), { source: node.path });
     }
   }
   put(at('{root}/gsd-core/workflows/section-manifest.json'), `${JSON.stringify(buildSectionManifest(ir.nodes), null, 2)}\n`);
@@ -133,34 +135,34 @@ function placeCommands(commands: IrNode[], surface: CommandSurface, at: (pattern
   });
 }
 
-function renderCommand(command: IrNode, surface: CommandSurface, target: Target, context: RenderContext, filePath: string): string {
+function renderCommand(command: IrNode, surface: CommandSurface, target: Target, context: ComposeContext, filePath: string): string {
   const data = command.frontmatter?.data ?? {};
   const frontmatter =
     surface.frontmatter === 'none'
       ? ''
       : surface.frontmatter === 'keep'
-        ? renderText(command, context, 0, command.body.start)
+        ? composeText(command, context, 0, command.body.start)
         : fence(
             renderFrontmatter(surface.frontmatter, {
               data,
               name: command.name,
               version: context.version,
               toolMaps: context.target.toolMaps ?? {},
-              renderValue: (text) => renderString(text, context),
+              renderValue: (text) => composeString(text, context),
             }),
           );
   if (surface.template) {
     const template = Handlebars.compile(target.files[surface.template] ?? '', { noEscape: true, strict: true });
     return `${frontmatter}${template({
       name: command.name,
-      description: truncate(renderString(String(data['description'] ?? ''), context).replace(/\s+/g, ' ').trim(), 180),
+      description: truncate(composeString(String(data['description'] ?? ''), context).replace(/\s+/g, ' ').trim(), 180),
       invocation: (context.target.slash ?? '/gsd-{name}').replaceAll('{name}', command.name),
-      root: renderRoot('~', context.target, context.scope),
+      root: rewriteRoot('~', context.target, context.scope),
       file: filePath,
     })}`;
   }
   const preamble = surface.preamble ? target.files[surface.preamble] ?? '' : '';
-  return `${frontmatter}${preamble}${renderText(command, context)}`;
+  return `${frontmatter}${preamble}${composeText(command, context)}`;
 }
 
 function fence(yaml: string): string {

@@ -2,11 +2,11 @@
 // routers (the layout's router prefix, IR `router`) sit at the top and the
 // commands they route live under them. A router's table then names files to
 // read instead of skills to invoke: its route spans (load/router-routes.ts)
-// render as reads, in the target's words (render-text.ts).
+// render as reads, in the target's words (compose/rewrite-spans.ts).
 import path from 'node:path';
 import { compareText } from '../diagnostics.ts';
 import type { IrNode } from '../ir/types.ts';
-import type { RouterReads } from './render-text.ts';
+import type { RouterReads } from '../compose/compose-context.ts';
 
 /** Routed command stem → the router that owns it (the first by name when several route it). */
 export function routedCommands(commands: readonly IrNode[]): Map<string, string> {

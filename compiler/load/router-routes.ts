@@ -2,7 +2,7 @@
 // command gives each row's route cell (`gsd-<stem> [--flags]`), the header
 // cell above them, and the paragraph after the table that says how to use a
 // row. These become rewrite spans, so a nested layout can render a row as a
-// read of the routed file (compose/route-spans, via render-text) without any
+// read of the routed file (compose/rewrite-spans.ts) without any
 // pattern run over rendered text.
 import { unified } from 'unified';
 import remarkParse from 'remark-parse';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { Ajv } from 'ajv';
 import { allBundles, compile, emitBundles, REPO_ROOT, type Compiled } from '../pipeline.ts';
-import { renderText } from '../emit/render-text.ts';
+import { composeText } from '../compose/compose-text.ts';
 import { buildIr } from '../load/build-ir.ts';
 import { DEFAULT_LAYOUT, loadLayout } from '../load/layout.ts';
 import { WHEN_VOCABULARY } from '../pipeline.ts';
@@ -68,7 +68,7 @@ pipeline('should emit a document without markers byte-identical before runtime r
   const context = { target: target.definition, scope: target.definition.scopes.global!, version: compiled.version };
   const unmarked = compiled.ir.nodes.filter((node) => node.markerLines.length === 0 && node.onlyBlocks.length === 0 && node.path.startsWith('gsd-core/'));
   assert.ok(unmarked.length > 10);
-  for (const node of unmarked) assert.is(renderText(node, context, 0), node.text, node.path);
+  for (const node of unmarked) assert.is(composeText(node, context, 0), node.text, node.path);
 });
 
 pipeline('should strip every marker line and nothing else from marked workflows', () => {

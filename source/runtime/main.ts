@@ -41,6 +41,7 @@ const FAMILIES: Record<string, () => Promise<HandlerModule>> = {
   debug: () => import('./commands/debug.ts'),
   uat: () => import('./commands/uat.ts'),
   quick: () => import('./commands/quick.ts'),
+  repair: () => import('./commands/repair.ts'),
   stats: () => import('./commands/stats.ts'),
   commits: () => import('./commands/commits.ts'),
   worktree: () => import('./commands/worktree.ts'),

@@ -361,6 +361,7 @@ const PHASE_PARTS = {
       review_path: p('REVIEW'),
       review_fix_path: p('REVIEW-FIX'),
       security_path: p('SECURITY'),
+      user_setup_path: p('USER-SETUP'),
     };
   },
   plans: (ic) => {

@@ -27,6 +27,7 @@ const PHASE_DOCS: Record<string, (padded: string, plan: string | null) => string
   review: (p) => `${p}-REVIEW.md`,
   'review-fix': (p) => `${p}-REVIEW-FIX.md`,
   security: (p) => `${p}-SECURITY.md`,
+  'user-setup': (p) => `${p}-USER-SETUP.md`,
 };
 
 export function templatePath(coreDir: string, name: string): string {

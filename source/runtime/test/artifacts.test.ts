@@ -4,6 +4,7 @@ import path from 'node:path';
 import Handlebars from 'handlebars';
 import { suite, assert } from '../../../compiler/test/harness.ts';
 import { renderTemplate } from '../template/render.ts';
+import { REPO_ROOT } from '../build.ts';
 import { plan, project, read, run, standardProject, summary, tmpDir } from './helpers.ts';
 
 const s = suite('runtime artifacts');
@@ -194,6 +195,23 @@ s('should report health and repair only what is safe', async () => {
   assert.is(r.json.status, 'degraded', 'a frontmatter that does not parse is rebuilt from the body, not fatal');
   const broken = r.json.warnings.find((w: { code: string }) => w.code === 'state-frontmatter-rebuilt');
   assert.match(broken.message, /\.planning\/STATE\.md:2: frontmatter does not parse \(expected "key: value"/);
+});
+
+s('should write the phase USER-SETUP.md from the shipped template and hand its path to execute-phase and verify-work', async () => {
+  const root = standardProject();
+  const env = { GSD_CORE_DIR: path.join(REPO_ROOT, 'source', 'gsd-core') };
+  let r = await run(['init', 'execute-phase', '1'], { cwd: root, env });
+  assert.is(r.json.user_setup_path, null, 'no setup file yet');
+  r = await run(['template', 'fill', 'user-setup', '--phase', '1'], { cwd: root, env });
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.json.path, '.planning/phases/01-foundation/01-USER-SETUP.md');
+  const text = read(root, r.json.path);
+  assert.match(text, /^---\nphase: 01-foundation\nstatus: pending\n/);
+  for (const heading of ['## Services', '## Environment variables', '## Dashboard steps', '## Checks']) assert.ok(text.includes(heading), heading);
+  for (const wf of ['execute-phase', 'verify-work']) {
+    r = await run(['init', wf, '1'], { cwd: root, env });
+    assert.is(r.json.user_setup_path, '.planning/phases/01-foundation/01-USER-SETUP.md', wf);
+  }
 });
 
 s.run();

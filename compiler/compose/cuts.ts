@@ -1,0 +1,20 @@
+// A document is rewritten as a list of cuts: ranges of the text replaced by
+// other text. The passes produce cuts; applying them is one walk.
+
+export interface Cut {
+  start: number;
+  end: number;
+  replacement: string;
+}
+
+/** text[from, to) with every cut applied; the text between cuts goes through `gap`. Cuts must not overlap. */
+export function applyCuts(text: string, cuts: readonly Cut[], gap: (between: string) => string, from = 0, to = text.length): string {
+  const sorted = [...cuts].sort((a, b) => a.start - b.start);
+  let output = '';
+  let cursor = from;
+  for (const cut of sorted) {
+    output += gap(text.slice(cursor, cut.start)) + cut.replacement;
+    cursor = cut.end;
+  }
+  return output + gap(text.slice(cursor, to));
+}
