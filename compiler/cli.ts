@@ -45,7 +45,15 @@ Options:
   --cache <dir>     the build cache (default: $GSD_BUILD_CACHE, else ~/.cache/gsd-build)
   --no-cache        build from scratch and write every file, storing nothing
 
-Other verbs: check, ir, budgets, matrix, site, release, keygen, install (gsd-build <verb> --help).`,
+Other verbs: watch, check, ir, budgets, matrix, site, release, keygen, install (gsd-build <verb> --help).`,
+  watch: `Usage: gsd-build watch [--target <id> [--scope global|local] | --all] [options]
+
+Builds (every target and scope unless --target says), then rebuilds on every
+change under the source tree and the target definitions, a moment after the
+last change. Each rebuild prints its diagnostics and writes only the files
+whose bytes changed; a rebuild that fails writes nothing, so the last good
+output stays in place. Options as for a build (--source, --out, --targets,
+--layout, --cache, --no-cache). Ctrl-C stops.`,
   check: `Usage: gsd-build check [--update] [--source <dir>] [--golden <dir>]
 
 Builds every bundle afresh and compares it with the goldens (default ./golden),
@@ -142,6 +150,8 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         return await runBuild(rest, io);
       case 'check':
         return await runCheck(rest, io);
+      case 'watch':
+        return await runWatch(rest, io);
       case 'ir':
         return await runIr(rest, io);
       case 'budgets':
@@ -231,7 +241,7 @@ async function runBuild(args: string[], io: Io): Promise<number> {
  * unchanged only replays what it printed, and any other writes only the files
  * whose bytes changed (compiler/incremental.ts); --no-cache writes everything.
  */
-async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: Io): Promise<number> {
+async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: Io, options: { replay?: boolean } = {}): Promise<number> {
   const started = performance.now();
   const outRoot = values.out ?? 'dist';
   const cacheDir = values['no-cache'] ? null : path.resolve(values.cache ?? defaultCacheDir());
@@ -244,9 +254,9 @@ async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: Io): Pr
   const summary = (bundles: number, fileCount: number, written: number, keys: readonly string[]) =>
     `built ${bundles} bundle(s), ${fileCount} files (${written} written), into ${outRoot}/ in ${Math.round(performance.now() - started)} ms: ${keys.join(', ')}`;
   if (cacheDir && previous && previous.inputKey === inputKey && (await stillOnDisk(outRoot, previous))) {
-    previous.messages.err.forEach((line) => io.err(line));
+    if (options.replay !== false) previous.messages.err.forEach((line) => io.err(line));
     io.out(summary(previous.built.length, previous.files, 0, previous.built));
-    previous.messages.out.forEach((line) => io.out(line));
+    if (options.replay !== false) previous.messages.out.forEach((line) => io.out(line));
     return 0;
   }
   const printed: OutputState['messages'] = { out: [], err: [] };
@@ -269,6 +279,68 @@ async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: Io): Pr
   }
   io.out(summary(bundles.size, fileCount, written, [...bundles.keys()]));
   noteLines(compiled, selections).forEach((line) => io.out(line));
+  return 0;
+}
+
+/** Quiet time after the last change before a rebuild: editors save in bursts. */
+const WATCH_DEBOUNCE_MS = 150;
+
+async function runWatch(args: string[], io: Io, stop?: AbortSignal): Promise<number> {
+  const values = parse(args, BUILD_OPTIONS);
+  if (values.help) {
+    io.out(HELP.watch);
+    return 0;
+  }
+  if (values.all && (values.target || values.scope)) throw new UsageError('--all builds every target and scope; drop --target and --scope');
+  if (values.scope !== undefined && !SCOPE_IDS.includes(values.scope as ScopeId)) throw new UsageError(`expected --scope global or local, found "${values.scope}"`);
+  const selection = values.target ? values : { ...values, all: true };
+  const sourceDir = path.resolve(values.source ?? 'source');
+  const targetsDir = path.resolve(values.targets ?? DEFAULT_TARGETS_DIR);
+  const outRoot = path.resolve(values.out ?? 'dist');
+  const { watch } = await import('node:fs');
+  let running: Promise<void> | null = null;
+  let pending = false;
+  let timer: NodeJS.Timeout | undefined;
+  const rebuild = async (first: boolean) => {
+    // One build at a time; changes during a build start one more after it.
+    if (running) {
+      pending = true;
+      return;
+    }
+    running = (async () => {
+      try {
+        await buildOnce(selection, io, { replay: first });
+      } catch (error) {
+        if (error instanceof UsageError) throw error;
+        io.err(`gsd-build: the build failed: ${(error as Error).stack ?? String(error)}`);
+      }
+    })();
+    await running;
+    running = null;
+    if (pending) {
+      pending = false;
+      await rebuild(false);
+    }
+  };
+  await rebuild(true);
+  const changed = (root: string) => (_event: string, file: string | Buffer | null) => {
+    // The output and the cache may sit inside a watched folder; their writes are not edits.
+    const full = file ? path.resolve(root, String(file)) : root;
+    if (full === outRoot || full.startsWith(`${outRoot}${path.sep}`)) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void rebuild(false), WATCH_DEBOUNCE_MS);
+  };
+  const watchers = [watch(sourceDir, { recursive: true }, changed(sourceDir)), watch(targetsDir, { recursive: true }, changed(targetsDir))];
+  io.err(`watching ${values.source ?? 'source'} and ${values.targets ?? 'the project targets'} for changes (Ctrl-C stops)`);
+  await new Promise<void>((resolve) => {
+    const end = () => resolve();
+    process.once('SIGINT', end);
+    process.once('SIGTERM', end);
+    stop?.addEventListener('abort', end, { once: true });
+  });
+  clearTimeout(timer);
+  for (const watcher of watchers) watcher.close();
+  if (running) await running;
   return 0;
 }
 

@@ -3,22 +3,13 @@
 // a cached build is byte for byte (modes included) what a build from scratch
 // writes; and a cache entry that is corrupt or from another compiler is
 // ignored and rebuilt, never trusted.
-import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { main, type Io } from '../cli.ts';
-import { REPO_ROOT } from '../pipeline.ts';
 import { suite, assert } from './harness.ts';
-import { snapshotTree, temporaryDir } from './fixture-support.ts';
+import { MINI_CORPUS as CORPUS, miniSandbox as sandbox, snapshotTree, temporaryDir, type Sandbox } from './fixture-support.ts';
 
 const incremental = suite('incremental builds');
-
-const CORPUS: Record<string, string> = {
-  'commands/gsd/demo.md': '---\nname: gsd:demo\ndescription: "Runs the demo workflow"\nallowed-tools:\n  - Read\n  - Agent\nrequires:\n  - other\n---\n@~/.claude/gsd-core/workflows/demo.md\n\nThen /gsd-other $ARGUMENTS.\n',
-  'commands/gsd/other.md': '---\nname: gsd:other\ndescription: "The other command"\nallowed-tools:\n  - Read\n---\nRead ~/.claude/gsd-core/references/notes.md and spawn `gsd-tiny`.\n',
-  'agents/gsd-tiny.md': '---\nname: gsd-tiny\ndescription: A small agent. Spawned by /gsd-demo.\ntools: Read, Grep\ncolor: blue\n---\nDo the small thing.\n',
-  'gsd-core/workflows/demo.md': '<purpose>\nThe demo.\n</purpose>\n\nRead `~/.claude/gsd-core/references/notes.md` first.\n',
-  'gsd-core/references/notes.md': '# Notes\n\nSome notes.\n',
-};
 
 async function run(args: string[]): Promise<{ status: number; out: string; err: string }> {
   const out: string[] = [];
@@ -26,24 +17,6 @@ async function run(args: string[]): Promise<{ status: number; out: string; err: 
   const io: Io = { out: (text) => out.push(text), err: (text) => err.push(text) };
   const status = await main(args, io);
   return { status, out: out.join('\n'), err: err.join('\n') };
-}
-
-interface Sandbox {
-  source: string;
-  targets: string;
-  out: string;
-  cache: string;
-}
-
-function sandbox(): Sandbox {
-  const dir = temporaryDir('incremental');
-  const box = { source: path.join(dir, 'source'), targets: path.join(dir, 'targets'), out: path.join(dir, 'out'), cache: path.join(dir, 'cache') };
-  for (const [file, text] of Object.entries(CORPUS)) {
-    mkdirSync(path.dirname(path.join(box.source, file)), { recursive: true });
-    writeFileSync(path.join(box.source, file), text);
-  }
-  cpSync(path.join(REPO_ROOT, 'targets'), box.targets, { recursive: true });
-  return box;
 }
 
 const build = (box: Sandbox, out = box.out, extra: string[] = []) => run(['--all', '--source', box.source, '--targets', box.targets, '--out', out, '--cache', box.cache, ...extra]);
