@@ -12,9 +12,10 @@ import { writeBundles, type OutputState } from './write/output-state.ts';
 import { buildInputKey, defaultCacheDir, dropOutputState, readOutputState, stillOnDisk, writeOutputState } from './incremental.ts';
 import { readSourceTree, type SourceFile } from './load/read-source-tree.ts';
 import { compareWithGolden, formatGoldenFinding, goldenTrees, readGoldenFiles } from './golden/compare-golden.ts';
-import { compareWithBaseline, type Budgets } from './check/check-budgets.ts';
+import { compareWithBaseline, loadBudgets } from './check/check-budgets.ts';
 import { DEFAULT_TARGETS_DIR, loadTargets } from './targets/load-targets.ts';
 import { landingPolicies } from './targets/landing-policy.ts';
+import { retiredMessage } from './targets/retired-targets.ts';
 import type { LandingPolicy } from '../source/runtime/install/bundle-types.ts';
 import { MATRIX_BEGIN, MATRIX_END, matrixMarkdown, matrixRows, readValidatedBy, replaceMatrix } from './report/support-matrix.ts';
 import { SCOPE_IDS, type ScopeId } from './targets/target-types.ts';
@@ -272,13 +273,13 @@ async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: Io, opt
     dropOutputState(cacheDir, outRoot);
     const result = await writeBundles(outRoot, bundles, previous?.bundles ?? {});
     written = result.written;
-    const notes = noteLines(compiled, selections);
+    const notes = noteLines(compiled, selections, values.source ?? 'source');
     writeOutputState(cacheDir, outRoot, { inputKey, messages: { out: notes, err: printed.err }, bundles: { ...previous?.bundles, ...result.records }, built: [...bundles.keys()], files: fileCount });
   } else {
     await writeTrees(outRoot, bundles);
   }
   io.out(summary(bundles.size, fileCount, written, [...bundles.keys()]));
-  noteLines(compiled, selections).forEach((line) => io.out(line));
+  noteLines(compiled, selections, values.source ?? 'source').forEach((line) => io.out(line));
   return 0;
 }
 
@@ -344,8 +345,9 @@ async function runWatch(args: string[], io: Io, stop?: AbortSignal): Promise<num
   return 0;
 }
 
-function noteLines(compiled: Compiled, selections: readonly BundleSelection[]): string[] {
+function noteLines(compiled: Compiled, selections: readonly BundleSelection[], sourceLabel: string): string[] {
   const lines: string[] = [];
+  if (!compiled.shipsRuntimeCli) lines.push(`note: ${sourceLabel} ships no runtime CLI (no runtime/build.ts): its bundles carry no gsd-tools`);
   for (const target of compiled.targets) {
     if (!selections.some((selection) => selection.target === target.definition.id)) continue;
     for (const [scope, reason] of Object.entries(target.definition.unsupportedScopes ?? {})) lines.push(`note: ${target.definition.id} has no ${scope} scope: ${reason}`);
@@ -359,7 +361,8 @@ function selectBundles(compiled: Compiled, targets: string[] | undefined, scope:
   const known = [...new Set(available.map((b) => b.target))];
   const selections: BundleSelection[] = [];
   for (const target of targets ?? []) {
-    if (!known.includes(target)) throw new UsageError(`expected a target id (${known.join(', ')}), found "${target}"`);
+    // A retired runtime id names its sunset date and successor rather than "unknown".
+    if (!known.includes(target)) throw new UsageError(retiredMessage(target) ?? `expected a target id (${known.join(', ')}), found "${target}"`);
     const matching = available.filter((b) => b.target === target && (scope === undefined || b.scope === scope));
     if (matching.length === 0) {
       const reason = compiled.targets.find((t) => t.definition.id === target)?.definition.unsupportedScopes?.[scope!];
@@ -457,8 +460,10 @@ async function runBudgets(args: string[], io: Io): Promise<number> {
   io.out(`\n${compiled.budgetRows.length} files, ${total} bytes${largest ? `; largest eager-load closure ${largest.closureBytes} bytes (${largest.path})` : ''}`);
   if (values.baseline) {
     if (!compiled.budgets) throw new UsageError('--baseline needs a budgets.json in the source tree');
-    const baseline = JSON.parse(await readFile(values.baseline, 'utf8')) as Budgets;
-    const loosened = compareWithBaseline(baseline, compiled.budgets);
+    const baseline = loadBudgets(values.baseline, await readFile(values.baseline, 'utf8'));
+    baseline.diagnostics.forEach((d) => io.err(formatDiagnostic(d)));
+    if (!baseline.loaded) return 1;
+    const loosened = compareWithBaseline(baseline.loaded.budgets, compiled.budgets);
     loosened.forEach((d) => io.err(formatDiagnostic(d, values.source ?? 'source')));
     if (loosened.length > 0) return 1;
   }

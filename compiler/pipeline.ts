@@ -4,7 +4,6 @@
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { sortDiagnostics, type Diagnostic } from './diagnostics.ts';
 import type { CorpusIr } from './ir/types.ts';
 import { buildIr, type NodeMemo } from './load/build-ir.ts';
@@ -12,6 +11,7 @@ import { compilerFingerprint, hashParts, readCacheEntry, writeCacheEntry } from 
 import { loadHooks, loadSettingsHooks, type HookEntry } from './load/load-hooks.ts';
 import { detectLayout, loadLayout, type Layout } from './load/layout.ts';
 import { readSourceTree, type SourceFile } from './load/read-source-tree.ts';
+import { buildCorpusRuntime, type BuiltRuntime } from './load/build-runtime.ts';
 import { checkFrontmatter } from './check/check-frontmatter.ts';
 import { checkReferences } from './check/check-references.ts';
 import { checkStepFiles } from './check/check-step-files.ts';
@@ -19,7 +19,8 @@ import { checkBudgets, loadBudgets, measureBudgets, type BudgetRow, type LoadedB
 import { checkEmittedPaths, checkLimits, foreignRoots } from './check/check-emitted.ts';
 import { checkOnlyBlocks } from './check/check-only-blocks.ts';
 import { checkCliCalls, type CommandTable } from './check/check-cli-calls.ts';
-import { checkOrphanReferences, checkUnreadConfigKeys, checkUnusedWhenAtoms, type SettingsSources } from './check/check-dead-settings.ts';
+import { checkOrphanReferences, checkUnreadConfigKeys, checkUnusedWhenAtoms, predicateAtoms, type SettingsSources } from './check/check-dead-settings.ts';
+import type { WhenVocabulary } from './load/parse-sections.ts';
 import { checkShellLiterals } from './check/check-shell-literals.ts';
 import { checkCodeCommands, checkCommandCells, shippedCommandNames } from './check/check-code-commands.ts';
 import { isConfigKey } from '../source/runtime/config/config.ts';
@@ -31,6 +32,19 @@ import vocabularyData from './data/when-vocabulary.json' with { type: 'json' };
 
 export const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 export const WHEN_VOCABULARY: ReadonlySet<string> = new Set(vocabularyData.atoms.map((entry) => entry.atom));
+export const FROZEN_WHEN: WhenVocabulary = { atoms: WHEN_VOCABULARY, table: null };
+
+/**
+ * The when= atoms the layout allows: the runtime's own predicate table when the
+ * layout says so and the tree has it (`always` is the constant every selection
+ * evaluates), else the frozen vocabulary.
+ */
+export function whenVocabulary(files: readonly { path: string; bytes: Uint8Array }[], layout: Layout): WhenVocabulary {
+  const table = layout.whenAtoms === 'predicate-table' && layout.settings ? files.find((file) => file.path === layout.settings!.whenPredicates) : undefined;
+  if (!table) return FROZEN_WHEN;
+  const atoms = predicateAtoms(new TextDecoder().decode(table.bytes)).map((a) => a.atom);
+  return { atoms: new Set(['always', ...atoms]), table: table.path };
+}
 
 export interface CompileOptions {
   sourceDir: string;
@@ -48,6 +62,8 @@ export interface CompileOptions {
 export interface Compiled {
   /** The layout the tree was read with. */
   layout: string;
+  /** Whether the corpus has runtime code (runtime/build.ts): without it, its bundles carry no gsd-tools. */
+  shipsRuntimeCli: boolean;
   /** The layout's deliberate mentions of other runtimes' folders. */
   allowedForeignPaths: RegExp[];
   /** The layout's declared corpus defects (diagnostic code → reason): warnings, here and in emitted bundles. */
@@ -70,10 +86,11 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
   const files = options.files ?? (await readSourceTree(options.sourceDir));
   const layout = options.layout ? loadLayout(options.layout) : detectLayout(new Set(files.map((file) => file.path)));
   const outline = options.outline ?? false;
+  const vocabulary = whenVocabulary(files, layout);
   // One slot per source folder, so building two corpora in turn keeps both warm.
   const slot = hashParts([path.resolve(options.sourceDir)]).slice(0, 24);
-  const memo = options.cacheDir ? readNodeMemo(options.cacheDir, slot, layout, outline) : undefined;
-  const { ir, assets, diagnostics } = buildIr(files, WHEN_VOCABULARY, layout, { outline, ...(memo ? { memo } : {}) });
+  const memo = options.cacheDir ? readNodeMemo(options.cacheDir, slot, layout, outline, vocabulary) : undefined;
+  const { ir, assets, diagnostics } = buildIr(files, vocabulary, layout, { outline, ...(memo ? { memo } : {}) });
   if (options.cacheDir && memo) writeNodeMemo(options.cacheDir, slot, memo);
   const { targets, diagnostics: targetDiagnostics } = await loadTargets(options.targetsDir);
   let budgets: LoadedBudgets | null = null;
@@ -104,7 +121,9 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     ...checkCommandCells(ir.nodes, new Set([...shippedCommandNames(ir.nodes), ...ir.nodes.filter((node) => node.kind === 'agent').map((node) => node.name), ...hooks.map((hook) => hook.id)])),
     ...deadSettingFindings(await settingsSources(options.sourceDir, files, layout, ir.nodes), ir.nodes, layout.settings?.maintainerDocs ?? []),
   );
-  const built = await cachedGenerated(options, files, hookPayloads(targets));
+  const runtime = await cachedRuntime(options, files, hookPayloads(targets));
+  diagnostics.push(...runtime.diagnostics);
+  const built = runtime.files;
   const generated: GeneratedFile[] = [
     // Built programs (a shebang line) are executables: mode 0755 in bundles and zips.
     ...built.map((file) => (startsWithShebang(file.contents) ? { ...file, executable: true } : file)),
@@ -114,6 +133,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
   ];
   return {
     layout: layout.name,
+    shipsRuntimeCli: runtime.shipsCli,
     allowedForeignPaths: layout.allowedForeignPaths,
     layoutWarnings: layout.warnings,
     ir,
@@ -160,7 +180,6 @@ export function emitBundles(compiled: Compiled, selections: readonly BundleSelec
   return { bundles, diagnostics: sortDiagnostics(applySeverities(diagnostics, compiled.layoutWarnings)) };
 }
 
-/** Files built from the corpus's TypeScript (runtime CLI, hooks), when it has any. */
 /** The hook payload specs of the targets built for, keyed by target id. */
 function hookPayloads(targets: readonly Target[]): Record<string, unknown> {
   return Object.fromEntries(targets.filter((target) => target.hookPayload).map((target) => [target.definition.id, target.hookPayload]));
@@ -171,19 +190,20 @@ function hookPayloads(targets: readonly Target[]): Record<string, unknown> {
  * hashes every other source file (and the compiler's fingerprint, which
  * covers the locked dependencies), so a prose edit reuses the last build.
  */
-async function cachedGenerated(options: CompileOptions, files: readonly { path: string; bytes: Uint8Array }[], payloads: Record<string, unknown>): Promise<GeneratedFile[]> {
-  if (!options.cacheDir) return buildGenerated(options.sourceDir, payloads);
+async function cachedRuntime(options: CompileOptions, files: readonly { path: string; bytes: Uint8Array }[], payloads: Record<string, unknown>): Promise<BuiltRuntime> {
+  if (!options.cacheDir) return buildCorpusRuntime(options.sourceDir, payloads, REPO_ROOT);
   const key = hashParts([compilerFingerprint(), JSON.stringify(payloads), ...files.filter((file) => !file.path.endsWith('.md')).flatMap((file) => [file.path, file.bytes])]);
   const slot = `generated-${hashParts([path.resolve(options.sourceDir)]).slice(0, 24)}`;
-  const cached = readCacheEntry<GeneratedFile[]>(options.cacheDir, slot, key);
-  if (Array.isArray(cached)) return cached;
-  const built = await buildGenerated(options.sourceDir, payloads);
-  writeCacheEntry(options.cacheDir, slot, key, built);
+  const cached = readCacheEntry<BuiltRuntime>(options.cacheDir, slot, key);
+  if (cached && Array.isArray(cached.files) && Array.isArray(cached.diagnostics) && typeof cached.shipsCli === 'boolean') return cached;
+  const built = await buildCorpusRuntime(options.sourceDir, payloads, REPO_ROOT);
+  // A failed build is not kept: its cause may lie outside the key (a missing package, say).
+  if (built.diagnostics.length === 0) writeCacheEntry(options.cacheDir, slot, key, built);
   return built;
 }
 
-function readNodeMemo(cacheDir: string, slot: string, layout: Layout, outline: boolean): NodeMemo {
-  const salt = hashParts([compilerFingerprint(), layout.name, layout.routerPrefix ?? '', outline ? 'outline' : '', ...[...WHEN_VOCABULARY].sort()]);
+function readNodeMemo(cacheDir: string, slot: string, layout: Layout, outline: boolean, vocabulary: WhenVocabulary): NodeMemo {
+  const salt = hashParts([compilerFingerprint(), layout.name, layout.routerPrefix ?? '', outline ? 'outline' : '', vocabulary.table ?? '', ...[...vocabulary.atoms].sort()]);
   const previous = readCacheEntry<Map<string, Uint8Array>>(cacheDir, `nodes-${slot}`, salt);
   return { salt, previous: previous instanceof Map ? previous : new Map(), next: new Map() };
 }
@@ -192,15 +212,6 @@ function readNodeMemo(cacheDir: string, slot: string, layout: Layout, outline: b
 function writeNodeMemo(cacheDir: string, slot: string, memo: NodeMemo): void {
   const same = memo.next.size === memo.previous.size && [...memo.next].every(([key, entry]) => memo.previous.get(key) === entry);
   if (!same) writeCacheEntry(cacheDir, `nodes-${slot}`, memo.salt, memo.next);
-}
-
-async function buildGenerated(sourceDir: string, payloads: Record<string, unknown>): Promise<GeneratedFile[]> {
-  const builder = path.join(sourceDir, 'runtime', 'build.ts');
-  if (!existsSync(builder)) return [];
-  const module = (await import(pathToFileURL(path.resolve(builder)).href)) as {
-    bundleRuntime?: (options: { hookPayloads: Record<string, unknown> }) => Promise<GeneratedFile[]> | GeneratedFile[];
-  };
-  return module.bundleRuntime ? [...(await module.bundleRuntime({ hookPayloads: payloads }))] : [];
 }
 
 async function packageVersion(): Promise<string> {

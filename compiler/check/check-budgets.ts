@@ -4,8 +4,7 @@
 import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { IrNode, NodeKind } from '../ir/types.ts';
 import { eagerClosure } from '../compose/eager-closure.ts';
-import { linePosition, parseJsonWithPositions, yamlOffset, type PositionedJson } from '../load/yaml-position.ts';
-import { describeSchemaErrors, schemaValidator } from '../schemas.ts';
+import { readJsonFile, type Locate } from '../util/json-file.ts';
 
 export interface Budgets {
   tiers: Partial<Record<NodeKind, Record<string, number>>>;
@@ -18,7 +17,7 @@ export interface LoadedBudgets {
   file: string;
   budgets: Budgets;
   /** File position of a key path inside budgets.json. */
-  locate: (path: (string | number)[], atKey?: boolean) => { line: number; column: number };
+  locate: Locate;
 }
 
 export interface BudgetRow {
@@ -33,20 +32,8 @@ export interface BudgetRow {
 }
 
 export function loadBudgets(file: string, text: string): { loaded: LoadedBudgets | null; diagnostics: Diagnostic[] } {
-  const parsed: PositionedJson = parseJsonWithPositions(text);
-  if (parsed.error) {
-    return { loaded: null, diagnostics: [diagnostic(file, parsed.error.line, parsed.error.column, 'budgets-schema', `expected JSON, found ${parsed.error.message}`)] };
-  }
-  const locate = (path: (string | number)[], atKey = false) => linePosition(parsed.lineCounter, yamlOffset(parsed.document, path, atKey));
-  const validate = schemaValidator('budgets.schema.json');
-  if (!validate(parsed.data)) {
-    const diagnostics = describeSchemaErrors(validate.errors, parsed.data).map((finding) => {
-      const { line, column } = locate(finding.path, finding.atKey);
-      return diagnostic(file, line, column, 'budgets-schema', finding.message);
-    });
-    return { loaded: null, diagnostics };
-  }
-  return { loaded: { file, budgets: parsed.data as Budgets, locate }, diagnostics: [] };
+  const { value, locate, diagnostics } = readJsonFile<Budgets>(file, text, 'budgets-schema', 'budgets.schema.json');
+  return { loaded: value ? { file, budgets: value, locate } : null, diagnostics };
 }
 
 export function measureBudgets(nodes: readonly IrNode[], budgets: Budgets | null): BudgetRow[] {

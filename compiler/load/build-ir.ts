@@ -9,7 +9,7 @@ import { classifyPath, type Layout } from './layout.ts';
 import { routerSpans } from './router-routes.ts';
 import { extractReferences } from './extract-references.ts';
 import { frontmatterPosition, parseMarkdownDocument, type Frontmatter } from './parse-document.ts';
-import { parseSections } from './parse-sections.ts';
+import { parseSections, type WhenVocabulary } from './parse-sections.ts';
 import { parseOnlyBlocks } from './parse-only-blocks.ts';
 import { scanLines } from './scan-lines.ts';
 import type { SourceFile } from './read-source-tree.ts';
@@ -57,7 +57,7 @@ interface MemoEntry {
   diagnostics: Diagnostic[];
 }
 
-export function buildIr(files: readonly SourceFile[], vocabulary: ReadonlySet<string>, layout: Layout, options: BuildIrOptions = {}): BuildIrResult {
+export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary, layout: Layout, options: BuildIrOptions = {}): BuildIrResult {
   const diagnostics: Diagnostic[] = [];
   const nodes: IrNode[] = [];
   const assets: SourceFile[] = [];
@@ -129,7 +129,7 @@ function buildNode(
   name: string,
   parent: string | undefined,
   decoded: string,
-  vocabulary: ReadonlySet<string>,
+  vocabulary: WhenVocabulary,
   diagnostics: Diagnostic[],
   routerPrefix: string | undefined,
   withOutline: boolean,

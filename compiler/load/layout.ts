@@ -26,6 +26,13 @@ export interface Layout {
   routerPrefix?: string;
   /** Where the dead-settings check finds the config schema, the code that reads config, and the when= predicates. */
   settings?: LayoutSettings;
+  /**
+   * Which atoms a marker's when= may name: `predicate-table`, the runtime CLI's
+   * own table at `settings.whenPredicates` (a corpus whose runtime selects its
+   * sections); `frozen-vocabulary`, compiler/data/when-vocabulary.json (a corpus
+   * whose runtime is not ours to read, such as the upstream one).
+   */
+  whenAtoms: 'predicate-table' | 'frozen-vocabulary';
 }
 
 export interface LayoutSettings {
@@ -57,6 +64,7 @@ interface LayoutData {
   cliTable?: string;
   routerPrefix?: string;
   settings?: LayoutSettings;
+  whenAtoms?: Layout['whenAtoms'];
 }
 
 const LAYOUTS_DIR = path.join(path.dirname(new URL(import.meta.url).pathname), '../data/layouts');
@@ -78,6 +86,7 @@ export function loadLayout(name: string): Layout {
     ...(data.cliTable ? { cliTable: data.cliTable } : {}),
     ...(data.routerPrefix ? { routerPrefix: data.routerPrefix } : {}),
     ...(data.settings ? { settings: data.settings } : {}),
+    whenAtoms: data.whenAtoms ?? 'frozen-vocabulary',
   };
 }
 

@@ -1,8 +1,7 @@
 // The hook registry (hooks/hooks.json): which bundled script runs on which
 // event, in Claude Code's vocabulary. Targets map events and matchers.
 import { diagnostic, type Diagnostic } from '../diagnostics.ts';
-import { linePosition, parseJsonWithPositions, yamlOffset } from './yaml-position.ts';
-import { describeSchemaErrors, schemaValidator } from '../schemas.ts';
+import { readJsonFile } from '../util/json-file.ts';
 
 export interface HookEntry {
   id: string;
@@ -22,9 +21,9 @@ const FILE = 'hooks/hooks.json';
  * upstream corpus's form): each command's script file becomes one entry.
  */
 export function loadSettingsHooks(text: string): { hooks: HookEntry[]; diagnostics: Diagnostic[] } {
-  const parsed = parseJsonWithPositions(text);
-  if (parsed.error) return { hooks: [], diagnostics: [diagnostic(FILE, parsed.error.line, parsed.error.column, 'hooks-schema', `expected JSON, found ${parsed.error.message}`)] };
-  const events = ((parsed.data ?? {}) as { hooks?: Record<string, { matcher?: string; hooks?: { command?: string; timeout?: number }[] }[]> }).hooks ?? {};
+  const parsed = readJsonFile<unknown>(FILE, text, 'hooks-schema');
+  if (parsed.diagnostics.length > 0) return { hooks: [], diagnostics: parsed.diagnostics };
+  const events = ((parsed.value ?? {}) as { hooks?: Record<string, { matcher?: string; hooks?: { command?: string; timeout?: number }[] }[]> }).hooks ?? {};
   const hooks: HookEntry[] = [];
   for (const [event, groups] of Object.entries(events)) {
     for (const group of groups ?? []) {
@@ -46,20 +45,8 @@ export function loadSettingsHooks(text: string): { hooks: HookEntry[]; diagnosti
 
 /** Pure: the registry text and the corpus paths → entries or positioned diagnostics. */
 export function loadHooks(text: string, corpusPaths: ReadonlySet<string>): { hooks: HookEntry[]; diagnostics: Diagnostic[] } {
-  const parsed = parseJsonWithPositions(text);
-  if (parsed.error) return { hooks: [], diagnostics: [diagnostic(FILE, parsed.error.line, parsed.error.column, 'hooks-schema', `expected JSON, found ${parsed.error.message}`)] };
-  const locate = (path: (string | number)[], atKey = false) => linePosition(parsed.lineCounter, yamlOffset(parsed.document, path, atKey));
-  const validate = schemaValidator('hooks.schema.json');
-  if (!validate(parsed.data)) {
-    return {
-      hooks: [],
-      diagnostics: describeSchemaErrors(validate.errors, parsed.data).map((finding) => {
-        const { line, column } = locate(finding.path, finding.atKey);
-        return diagnostic(FILE, line, column, 'hooks-schema', finding.message);
-      }),
-    };
-  }
-  const hooks = parsed.data as HookEntry[];
+  const { value: hooks, locate, diagnostics: invalid } = readJsonFile<HookEntry[]>(FILE, text, 'hooks-schema', 'hooks.schema.json');
+  if (!hooks) return { hooks: [], diagnostics: invalid };
   const diagnostics: Diagnostic[] = [];
   const ids = new Set<string>();
   hooks.forEach((hook, index) => {

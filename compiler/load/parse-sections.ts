@@ -1,6 +1,6 @@
 // The gsd:section marker grammar: whole-line open and close markers around a
 // contiguous run of lines, `id` and `when` required, `when` one atom of the
-// frozen vocabulary, no nesting. Unmarked runs become gap sections so that
+// layout's when vocabulary, no nesting. Unmarked runs become gap sections so that
 // the sections partition the body.
 import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import { commentInner, type ScannedLine } from './scan-lines.ts';
@@ -16,6 +16,16 @@ export interface Section {
   endLine: number;
   /** File line of the open marker (explicit sections only). */
   markerLine?: number;
+}
+
+/**
+ * The atoms a marker's `when` may name. `table` is set when they are the
+ * runtime CLI's own predicate table (the file that defines them): an atom
+ * outside it is one the runtime's section selection cannot evaluate.
+ */
+export interface WhenVocabulary {
+  atoms: ReadonlySet<string>;
+  table: string | null;
 }
 
 export interface ParsedSections {
@@ -36,7 +46,7 @@ interface MarkerAttribute {
 export function parseSections(
   file: string,
   lines: readonly ScannedLine[],
-  vocabulary: ReadonlySet<string>,
+  vocabulary: WhenVocabulary,
 ): ParsedSections {
   const diagnostics: Diagnostic[] = [];
   const sections: Section[] = [];
@@ -106,12 +116,20 @@ export function parseSections(
         const whenAttribute = attributes.get('when')!;
         if (!ID.test(idAttribute.value)) {
           report(idAttribute.column, 'marker-malformed-id', `expected a lowercase kebab-case id, found "${idAttribute.value}"`);
-        } else if (!vocabulary.has(whenAttribute.value)) {
-          report(
-            whenAttribute.column,
-            'marker-unknown-when',
-            `expected one atom of the when vocabulary (e.g. "flag:--auto", "state:has-prior-phases"), found "${whenAttribute.value}"`,
-          );
+        } else if (!vocabulary.atoms.has(whenAttribute.value)) {
+          if (vocabulary.table) {
+            report(
+              whenAttribute.column,
+              'marker-when-unevaluable',
+              `expected an atom the runtime CLI's section selection evaluates (${vocabulary.table}: ${[...vocabulary.atoms].sort().join(', ')}), found "${whenAttribute.value}"`,
+            );
+          } else {
+            report(
+              whenAttribute.column,
+              'marker-unknown-when',
+              `expected one atom of the when vocabulary (e.g. "flag:--auto", "state:has-prior-phases"), found "${whenAttribute.value}"`,
+            );
+          }
         } else {
           id = idAttribute.value;
           when = whenAttribute.value;

@@ -1,13 +1,16 @@
 // Reads targets/<id>/target.json files, validates them against
-// schemas/target.schema.json and loads the files they name.
+// schemas/target.schema.json and loads the files they name, the runtime's hook
+// payload (hook-payload.json) and what it documents (facts.json), which the
+// definition is checked against (check-facts.ts).
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { compareText, diagnostic, type Diagnostic } from '../diagnostics.ts';
-import { linePosition, parseJsonWithPositions, yamlOffset } from '../load/yaml-position.ts';
+import { readJsonFile } from '../util/json-file.ts';
 import { describeSchemaErrors, schemaValidator } from '../schemas.ts';
 import { HOOK_FORMATS } from '../emit/hook-formats.ts';
+import { checkFacts, FACTS_FILE } from './check-facts.ts';
 import { mergeScope, originOf } from './merge-scopes.ts';
-import { SCOPE_IDS, type ScopeId, type Target, type TargetDefinition, type TargetScope } from './target-types.ts';
+import { SCOPE_IDS, type ScopeId, type Target, type TargetDefinition, type TargetFacts, type TargetScope } from './target-types.ts';
 
 /** The runtime's hook payload (event, tool and argument names, answer protocol), beside target.json. */
 export const HOOK_PAYLOAD_FILE = 'hook-payload.json';
@@ -40,56 +43,48 @@ export async function loadTargets(targetsDir = DEFAULT_TARGETS_DIR): Promise<{ t
         diagnostics.push(diagnostic(file, line, column, 'target-schema', `expected a file ${id}/${name}, found none`));
       }
     }
-    const payload = await loadHookPayload(targetsDir, id);
+    const payload = await loadSideFile(targetsDir, id, HOOK_PAYLOAD_FILE, 'hook-payload.schema.json', 'target-schema');
     diagnostics.push(...payload.diagnostics);
-    targets.push({ definition: result.definition, files, ...(payload.spec ? { hookPayload: payload.spec } : {}) });
+    const facts = await loadSideFile(targetsDir, id, FACTS_FILE, 'facts.schema.json', 'target-facts');
+    diagnostics.push(...facts.diagnostics);
+    if (facts.data) {
+      const { locateScope } = result;
+      diagnostics.push(...checkFacts({ id, definition: result.definition, facts: facts.data as unknown as TargetFacts, locateTarget: (keyPath) => result.locate(keyPath), locateScope, locateFacts: facts.locate }));
+    }
+    targets.push({
+      definition: result.definition,
+      files,
+      ...(payload.data ? { hookPayload: payload.data } : {}),
+      ...(facts.data ? { facts: facts.data as unknown as TargetFacts } : {}),
+    });
   }
   return { targets, diagnostics };
 }
 
-/** targets/<id>/hook-payload.json, when the runtime has its own hook payload: validated, positioned. */
-async function loadHookPayload(targetsDir: string, id: string): Promise<{ spec: Record<string, unknown> | null; diagnostics: Diagnostic[] }> {
-  const file = `${id}/${HOOK_PAYLOAD_FILE}`;
+/** A JSON file beside target.json (hook-payload.json, facts.json), when the folder has one: validated against its schema, positioned. */
+async function loadSideFile(targetsDir: string, id: string, name: string, schema: string, code: 'target-schema' | 'target-facts') {
+  const file = `${id}/${name}`;
+  const none = { data: null, locate: (_keyPath: (string | number)[]) => ({ line: 1, column: 1 }), diagnostics: [] as Diagnostic[] };
   let text: string;
   try {
     text = await readFile(path.join(targetsDir, file), 'utf8');
   } catch {
-    return { spec: null, diagnostics: [] };
+    return none;
   }
-  const parsed = parseJsonWithPositions(text);
-  if (parsed.error) return { spec: null, diagnostics: [diagnostic(file, parsed.error.line, parsed.error.column, 'target-schema', `expected JSON, found ${parsed.error.message}`)] };
-  const validate = schemaValidator('hook-payload.schema.json');
-  if (validate(parsed.data)) {
-    const { $schema: _schema, ...spec } = parsed.data as Record<string, unknown>;
-    return { spec, diagnostics: [] };
-  }
-  const diagnostics = describeSchemaErrors(validate.errors, parsed.data).map((finding) => {
-    const { line, column } = linePosition(parsed.lineCounter, yamlOffset(parsed.document, finding.path, finding.atKey));
-    return diagnostic(file, line, column, 'target-schema', finding.message);
-  });
-  return { spec: null, diagnostics };
+  const { value, locate, diagnostics } = readJsonFile<Record<string, unknown>>(file, text, code, schema);
+  if (!value) return { ...none, diagnostics };
+  const { $schema: _schema, ...data } = value;
+  return { data, locate, diagnostics: [] as Diagnostic[] };
 }
 
 /** Pure: text of a target.json → definition or positioned diagnostics. */
 export function validateTarget(file: string, text: string) {
-  const parsed = parseJsonWithPositions(text);
-  const locate = (keyPath: (string | number)[], atKey = false) => linePosition(parsed.lineCounter, yamlOffset(parsed.document, keyPath, atKey));
-  if (parsed.error) {
-    return { definition: null, locate, diagnostics: [diagnostic(file, parsed.error.line, parsed.error.column, 'target-schema', `expected JSON, found ${parsed.error.message}`)] };
-  }
-  const validate = schemaValidator('target.schema.json');
-  if (!validate(parsed.data)) {
-    const diagnostics = describeSchemaErrors(validate.errors, parsed.data).map((finding) => {
-      const { line, column } = locate(finding.path, finding.atKey);
-      return diagnostic(file, line, column, 'target-schema', finding.message);
-    });
-    return { definition: null, locate, diagnostics };
-  }
-  const raw = parsed.data as RawDefinition;
+  const { value: raw, locate, diagnostics: invalid } = readJsonFile<RawDefinition>(file, text, 'target-schema', 'target.schema.json');
+  if (!raw) return { definition: null, locate, locateScope: noScope, diagnostics: invalid };
   const expectedId = file.split('/')[0];
   if (raw.id !== expectedId) {
     const { line, column } = locate(['id']);
-    return { definition: null, locate, diagnostics: [diagnostic(file, line, column, 'target-schema', `"id": expected "${expectedId}" (the folder name), found "${raw.id}"`)] };
+    return { definition: null, locate, locateScope: noScope, diagnostics: [diagnostic(file, line, column, 'target-schema', `"id": expected "${expectedId}" (the folder name), found "${raw.id}"`)] };
   }
   const { shared, scopes, ...rest } = raw;
   const diagnostics: Diagnostic[] = [];
@@ -116,10 +111,14 @@ export function validateTarget(file: string, text: string) {
     }
     merged[id] = value as unknown as TargetScope;
   }
-  if (diagnostics.length > 0) return { definition: null, locate, diagnostics };
+  /** Where a value of a merged scope was written: in shared or in the scope's own block. */
+  const locateScope = (scope: ScopeId, keyPath: (string | number)[]) => locate(originOf(shared, scopes[scope], keyPath, scope));
+  if (diagnostics.length > 0) return { definition: null, locate, locateScope, diagnostics };
   const definition: TargetDefinition = { ...(rest as Omit<TargetDefinition, 'scopes'>), scopes: merged };
-  return { definition, locate, diagnostics };
+  return { definition, locate, locateScope, diagnostics };
 }
+
+const noScope = (_scope: ScopeId, _keyPath: (string | number)[]) => ({ line: 1, column: 1 });
 
 /** A target.json as written: the scopes before their merge with shared. */
 type RawDefinition = Omit<TargetDefinition, 'scopes'> & {

@@ -136,10 +136,38 @@ export interface TargetDefinition {
   unsupportedScopes?: Partial<Record<ScopeId, string>>;
 }
 
+/** One group of documented names in facts.json, with where and when it was read. */
+export interface NameGroup {
+  names: string[];
+  source: Record<string, string>;
+  checked: string;
+  note?: string;
+}
+
+/** A documented limit (facts.json): one of maxChars, maxBytes, pattern or forbidden, with its source. */
+export type FactLimit = Omit<Limit, 'files' | 'reason'> & { what: string; source: Record<string, string>; checked: string };
+
+export interface TargetFacts {
+  runtime: string;
+  events?: NameGroup;
+  settingsKeys?: NameGroup;
+  tools?: NameGroup;
+  agentTools?: NameGroup;
+  skillKeys?: NameGroup;
+  commandKeys?: NameGroup;
+  agentKeys?: NameGroup;
+  permissions?: NameGroup;
+  promptVariables?: NameGroup;
+  limits?: FactLimit[];
+  gaps?: Partial<Record<string, string>>;
+}
+
 /** A definition plus the text files it names, keyed by their path in the target folder. */
 export interface Target {
   definition: TargetDefinition;
   files: Record<string, string>;
   /** targets/<id>/hook-payload.json (schemas/hook-payload.schema.json): how the runtime calls a hook, for the hook scripts. */
   hookPayload?: Record<string, unknown>;
+  /** targets/<id>/facts.json (schemas/facts.schema.json): the runtime's documented events, tools, keys and limits. */
+  facts?: TargetFacts;
 }

@@ -4,6 +4,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync, unlinkSync } from 'nod
 import path from 'node:path';
 import { cpSync } from 'node:fs';
 import { REPO_ROOT } from '../pipeline.ts';
+import { escapeRegExp } from '../util/text.ts';
 import { suite, assert } from './harness.ts';
 import { copySource, FIXTURES, runCli, snapshotTree, temporaryDir } from './fixture-support.ts';
 
@@ -43,7 +44,7 @@ cli('should write nothing and exit 1 when a check fails, leaving earlier output 
   writeFileSync(workflow, readFileSync(workflow, 'utf8').replace('when="flag:--prd"', 'when="flag:--nope"'));
   const result = runCli(['--all', '--source', broken, '--out', out]);
   assert.is(result.status, 1);
-  assert.match(result.stderr, /gsd-core\/workflows\/plan-phase\.md:\d+:\d+: error marker-unknown-when expected one atom of the when vocabulary .*found "flag:--nope"/);
+  assert.match(result.stderr, /gsd-core\/workflows\/plan-phase\.md:\d+:\d+: error marker-when-unevaluable expected an atom the runtime CLI.s section selection evaluates \(runtime\/init\/sections\.ts: .*found "flag:--nope"/);
   assert.match(result.stderr, /nothing was written/);
   assert.equal(snapshotTree(out), before);
 });
@@ -116,6 +117,19 @@ cli('should print budgets and fail on a loosened baseline', () => {
   const loosened = runCli(['budgets', '--baseline', path.join(baselineDir, 'budgets.json')]);
   assert.is(loosened.status, 1);
   assert.match(loosened.stderr, /source\/budgets\.json:\d+:\d+: error budget-loosened expected the workflow DEFAULT cap at or below the baseline 30000, found 38000/);
+});
+
+cli('should refuse a baseline that is not a budgets file, at its line and column', () => {
+  const baselineDir = temporaryDir('baseline');
+  const file = path.join(baselineDir, 'budgets.json');
+  writeFileSync(file, '{\n  "tiers": {\n    "workflow": [1,\n}\n');
+  const broken = runCli(['budgets', '--baseline', file]);
+  assert.is(broken.status, 1);
+  assert.match(broken.stderr, new RegExp(`${escapeRegExp(file)}:4:1: error budgets-schema expected JSON, found `));
+  writeFileSync(file, '{ "tiers": { "workflow": { "DEFAULT": "big" } } }\n');
+  const wrong = runCli(['budgets', '--baseline', file]);
+  assert.is(wrong.status, 1);
+  assert.match(wrong.stderr, /budgets\.json:1:\d+: error budgets-schema "tiers\.workflow\.DEFAULT": expected /);
 });
 
 cli('should report diagnostics of a fixture tree through the CLI with the source prefix', () => {

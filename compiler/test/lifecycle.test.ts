@@ -942,6 +942,72 @@ test('should undo an executed plan and leave it ready to run again, with the cal
   undoPlan(s, PHASES[0]);
 });
 
+const ONBOARD = 'gsd-core/workflows/onboard.md';
+const INGEST = 'gsd-core/workflows/ingest-docs.md';
+const IMPORT = 'gsd-core/workflows/import.md';
+const DOCS_UPDATE = 'gsd-core/workflows/docs-update.md';
+
+test('should onboard existing code, ingest its ADR as a phase, import an outside plan, count a repair and find the doc it made stale, with the calls the corpus makes', async () => {
+  const s = new Scratch(await buildBundle(), tmpDir('gsd-lifecycle-cache-'));
+  s.write('src/store.ts', 'export const save = (k: string, v: string) => localStorage.setItem(k, v);\n');
+  s.write('docs/adr/0001-local-storage.md', '# ADR 1: Keep notes in local storage\n\nStatus: accepted\n');
+  s.write('docs/usage.md', '# Usage\n\nNotes are saved by `src/store.ts`.\n');
+  s.git(['add', '.']);
+  s.git(['commit', '-q', '-m', 'chore: existing code']);
+
+  // Onboard: brownfield facts, then the documents it already has.
+  const facts = s.run(pick(ONBOARD, 'init map-codebase'));
+  assert.equal([facts.is_brownfield, facts.codebase_map_exists, facts.planning_exists], [true, false, false]);
+  fs.mkdirSync(path.join(s.root, '.planning', 'codebase'), { recursive: true });
+  const found = s.run(pick(ONBOARD, 'docs list'));
+  assert.is(found.planning_count, 1);
+  assert.equal(found.docs.map((d: { kind: string; path: string }) => `${d.kind} ${d.path}`), ['readme README.md', 'adr docs/adr/0001-local-storage.md', 'doc docs/usage.md']);
+  initialise(s);
+
+  // Ingest in merge mode: the ADR's new work becomes a phase.
+  const ingest = s.run(pick(INGEST, 'init ingest-docs'));
+  assert.equal([ingest.project_exists, typeof ingest.classifier_model, typeof ingest.roadmapper_model], [true, 'string', 'string']);
+  assert.equal(s.run(pick(INGEST, 'docs list')).docs.filter((d: { planning: boolean }) => d.planning).map((d: { path: string }) => d.path), ['docs/adr/0001-local-storage.md']);
+  s.write('.planning/intel/docs-adr-0001-local-storage.md', '---\nsource: docs/adr/0001-local-storage.md\nkind: adr\nstatus: accepted\n---\n## Decisions\n- Notes live in local storage (docs/adr/0001-local-storage.md:1)\n');
+  const added = s.run(pick(INGEST, 'phase add'), { vars: { phase_name: 'Storage adapter' } });
+  assert.is(added.phase_number, '2');
+  s.run(pick(INGEST, 'commit'), { vars: { n: 1 } });
+  s.committed(/^docs: ingest 1 planning documents$/m);
+
+  // Import an outside plan into that phase.
+  s.write('plans/outside.md', '# Storage adapter\n\n1. Wrap local storage in an adapter\n');
+  const target = s.run(pick(IMPORT, 'init plan-phase'), { vars: { phase: '2' } });
+  assert.equal([target.phase_found, target.has_plans, typeof target.planner_model], [true, false, 'string']);
+  const filled = s.run(pick(PLANNER, 'template fill plan'), { set: { '--phase': '2', '--plan': '01', '--name': 'Storage adapter', '--type': 'execute', '--wave': '1' } });
+  s.edit(filled.path, /^requirements: \[\]$/m, 'requirements: [FIND-01]');
+  assert.is(s.run(pick(IMPORT, 'verify plan-structure'), { vars: { plan_path: filled.path } }).valid, true);
+  s.run(pick(IMPORT, 'verify references'), { vars: { plan_path: filled.path } });
+  s.run(pick(IMPORT, 'commit'), { vars: { padded_phase: '02', file: 'plans/outside.md', phase_dir: target.phase_dir } });
+  s.committed(/^docs\(02\): import plans from plans\/outside\.md$/m);
+
+  // The executor's repairs are counted by the runtime, from the main checkout.
+  const repair = pick(EXECUTOR, 'repair attempt');
+  const first = s.run(repair, { vars: { root: s.root, phase: '2', plan: '01', task_number: 1, kind: 'retry' }, set: { '--note': 'use the real storage key' } });
+  assert.equal([first.attempt, first.budget, first.escalate], [1, 2, false]);
+  const spent = s.run(pick(EXECUTE_PHASE, 'repair status'), { vars: { phase_number: '2', plan_id: '02-01' } });
+  assert.equal(spent.tasks.map((t: { key: string; used: number }) => [t.key, t.used]), [['02-01/1', 1]]);
+
+  // The phase changes the code; docs-update finds the document that names it.
+  s.write('src/store.ts', 'export const save = (k: string, v: string) => window.localStorage.setItem(`notes:${k}`, v);\n');
+  s.git(['add', 'src/store.ts']);
+  s.git(['commit', '-q', '-m', 'feat(02-01): storage adapter']);
+  const docs = s.run(pick(DOCS_UPDATE, 'init docs-update'));
+  assert.equal([typeof docs.classifier_model, typeof docs.writer_model, typeof docs.verifier_model], ['string', 'string', 'string']);
+  const phaseCommits = s.run(pick(DOCS_UPDATE, 'commits --phase'), { vars: { phase: '2' } });
+  const ref = `${phaseCommits.commits[phaseCommits.commits.length - 1].hash}^`;
+  const stale = s.run(pick(DOCS_UPDATE, 'docs stale'), { vars: { ref } });
+  assert.equal(stale.stale.map((d: { path: string }) => d.path), ['docs/usage.md']);
+  assert.ok(stale.changed.includes('src/store.ts'));
+  s.edit('docs/usage.md', 'saved by `src/store.ts`.', 'saved by `src/store.ts` under keys starting with `notes:`.');
+  s.run(pick(DOCS_UPDATE, 'commit'), { set: { '--files': ['docs/usage.md'] } });
+  s.committed(/^docs: update documentation to match the code$/m);
+});
+
 test('should bind every placeholder or fail with the file and line of the call', () => {
   const call: Call = { file: 'x.md', line: 3, words: ['phase', 'add', '{description}'] };
   assert.equal(bind(call, { vars: { description: 'Search' } }), ['phase', 'add', 'Search']);

@@ -10,7 +10,8 @@ import { allBundles, compile, emitBundles, REPO_ROOT, type Compiled } from '../p
 import { composeText } from '../compose/compose-text.ts';
 import { buildIr } from '../load/build-ir.ts';
 import { DEFAULT_LAYOUT, loadLayout } from '../load/layout.ts';
-import { WHEN_VOCABULARY } from '../pipeline.ts';
+import { FROZEN_WHEN, whenVocabulary } from '../pipeline.ts';
+import { WHEN_PREDICATES } from '../../source/runtime/init/sections.ts';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { isBundleMetadata } from '../emit/bundle-manifest.ts';
 import { suite, assert } from './harness.ts';
@@ -56,7 +57,7 @@ pipeline('should keep every source byte in the IR', () => {
 
 pipeline('should keep CRLF, a BOM and a missing final newline in the IR exactly', () => {
   const original = '\uFEFF# Title\r\n\r\nLine with /gsd-nothing-here\r\nno newline at end';
-  const { ir } = buildIr([{ path: 'gsd-core/references/odd.md', bytes: Buffer.from(original, 'utf8') }], WHEN_VOCABULARY, loadLayout(DEFAULT_LAYOUT));
+  const { ir } = buildIr([{ path: 'gsd-core/references/odd.md', bytes: Buffer.from(original, 'utf8') }], FROZEN_WHEN, loadLayout(DEFAULT_LAYOUT));
   const node = ir.nodes[0]!;
   assert.is(node.bom, true);
   assert.is('\uFEFF' + node.text, original);
@@ -84,13 +85,22 @@ pipeline('should strip every marker line and nothing else from marked workflows'
   }
 });
 
+pipeline('should take the when= atoms from the runtime predicate table or the frozen vocabulary, as the layout says', () => {
+  const table = { path: 'runtime/init/sections.ts', bytes: readFileSync(path.join(REPO_ROOT, 'source/runtime/init/sections.ts')) };
+  const ours = whenVocabulary([table], loadLayout('gsd-build'));
+  assert.is(ours.table, 'runtime/init/sections.ts');
+  assert.equal([...ours.atoms].sort(), Object.keys(WHEN_PREDICATES).sort(), 'exactly the runtime\'s own list');
+  assert.is(whenVocabulary([table], loadLayout('gsd-core')), FROZEN_WHEN, 'the upstream layout keeps the frozen vocabulary');
+  assert.is(whenVocabulary([], loadLayout('gsd-build')), FROZEN_WHEN, 'a tree without a runtime falls back to it');
+});
+
 pipeline('should ship the section manifest with every marked workflow', () => {
   const manifest = JSON.parse(text(bundles.get('codex/local')!, '.codex/gsd-core/workflows/section-manifest.json'));
   const marked = compiled.ir.nodes.filter((node) => node.kind === 'workflow' && node.sections.some((s) => s.explicit));
   assert.equal(Object.keys(manifest.workflows).sort(), marked.map((node) => node.name).sort());
   for (const entries of Object.values(manifest.workflows) as { id: string; when: string; read: string }[][]) {
     for (const entry of entries) {
-      assert.ok(WHEN_VOCABULARY.has(entry.when));
+      assert.ok(Object.prototype.hasOwnProperty.call(WHEN_PREDICATES, entry.when), `${entry.when}: the runtime's section selection evaluates it`);
       assert.ok(bundles.get('codex/local')!.has(`.codex/${entry.read}`), entry.read);
     }
   }

@@ -1,7 +1,7 @@
 // Edge cases of the one scan that tells text, fences, comments and markers apart.
 import { fencedBlocks, scanLines } from '../load/scan-lines.ts';
 import { parseSections } from '../load/parse-sections.ts';
-import { WHEN_VOCABULARY } from '../pipeline.ts';
+import { FROZEN_WHEN } from '../pipeline.ts';
 import { suite, assert } from './harness.ts';
 
 const scan = suite('scan-lines');
@@ -58,7 +58,7 @@ scan('should accept an indented marker and CRLF line endings', () => {
 
 scan('should partition a marked body into gap and explicit sections', () => {
   const lines = scanLines(`intro\n${OPEN}\nstub\n${CLOSE}\nouttro\n`);
-  const { sections, diagnostics } = parseSections('f.md', lines, WHEN_VOCABULARY);
+  const { sections, diagnostics } = parseSections('f.md', lines, FROZEN_WHEN);
   assert.equal(diagnostics, []);
   assert.equal(
     sections.map((s) => [s.id, s.when, s.startLine, s.endLine]),
@@ -72,7 +72,7 @@ scan('should partition a marked body into gap and explicit sections', () => {
 
 scan('should find no markers, and so no errors, in fenced examples of bad markers', () => {
   const text = `\`\`\`\n<!-- gsd:section id="Bad" when="nope" -->\n<!-- /gsd:section extra -->\n\`\`\`\n`;
-  const { sections, diagnostics } = parseSections('f.md', scanLines(text), WHEN_VOCABULARY);
+  const { sections, diagnostics } = parseSections('f.md', scanLines(text), FROZEN_WHEN);
   assert.equal(diagnostics, []);
   assert.equal(sections.length, 1);
 });

@@ -1,16 +1,17 @@
-// The opencode, kilo, kimi (Kimi Code) and copilot targets: where each surface
-// lands in both scopes, the frontmatter each runtime reads, slash syntax and
-// $ARGUMENTS or {{GSD_ARGS}}, tool maps, hook registration in each runtime's
-// format, that no bundle names a root but its own, and the limits they
-// document (with failing fixtures, and agent prompts that spill instead of
-// breaking a cap).
+// The opencode, kilo, kimi (Kimi Code) and copilot targets: what their data
+// cannot say by itself. One invocation surface per command, the frontmatter
+// values each runtime needs (permission maps, tool lists, Copilot's aliases),
+// slash syntax and $ARGUMENTS or {{GSD_ARGS}}, home- or project-relative
+// paths, the shape of each hook file, and limits with failing fixtures and
+// agent prompts that spill instead of breaking a cap. Roots, paths, events,
+// tool names, keys and limits are the target's data, checked against its
+// facts.json by target-folders.test.ts.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { parse as parseToml } from 'smol-toml';
 import { allBundles, compile, emitBundles, REPO_ROOT, type Compiled } from '../pipeline.ts';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
-import { isBundleMetadata } from '../emit/bundle-manifest.ts';
 import type { ScopeId, TargetDefinition } from '../targets/target-types.ts';
 import { suite, assert } from './harness.ts';
 import { diagnoseTree, FIXTURES } from './fixture-support.ts';
@@ -19,37 +20,6 @@ const GROUP = ['opencode', 'kilo', 'kimi', 'copilot'] as const;
 type Id = (typeof GROUP)[number];
 const SCOPES: readonly ScopeId[] = ['global', 'local'];
 const FIXTURE_DIR = path.join(FIXTURES, 'targets-group-a');
-
-/** Each runtime's root per scope: home-relative for global, project-relative for local. */
-const ROOTS: Record<Id, Record<ScopeId, string>> = {
-  opencode: { global: '.config/opencode', local: '.opencode' },
-  kilo: { global: '.config/kilo', local: '.kilo' },
-  kimi: { global: '.kimi-code', local: '.kimi-code' },
-  copilot: { global: '.copilot', local: '.github' },
-};
-const ENV: Record<Id, string[]> = {
-  opencode: ['OPENCODE_CONFIG_DIR', 'XDG_CONFIG_HOME'],
-  kilo: ['KILO_CONFIG_DIR', 'XDG_CONFIG_HOME'],
-  kimi: ['KIMI_CODE_HOME'],
-  copilot: ['COPILOT_HOME'],
-};
-/** The one invocation surface of each runtime, per command stem. */
-const COMMAND_PATH: Record<Id, (root: string, stem: string) => string> = {
-  opencode: (root, stem) => `${root}/commands/gsd-${stem}.md`,
-  kilo: (root, stem) => `${root}/commands/gsd-${stem}.md`,
-  kimi: (root, stem) => `${root}/skills/gsd-${stem}/SKILL.md`,
-  copilot: (root, stem) => `${root}/skills/gsd-${stem}/SKILL.md`,
-};
-const SLASH: Record<Id, string> = { opencode: '/gsd-', kilo: '/gsd-', kimi: '/skill:gsd-', copilot: '/gsd-' };
-/** Hook events each runtime accepts (Kimi Code 2.1.0's config schema, HOOK_EVENT_TYPES; Copilot CLI hooks reference, both spellings). */
-const KIMI_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionRequest', 'PermissionResult', 'UserPromptSubmit', 'UserPromptQueued', 'TurnStarted', 'Stop', 'StopFailure', 'Interrupt', 'SessionStart', 'SessionEnd', 'SessionHeartbeat', 'SubagentStart', 'SubagentStop', 'TaskStarted', 'PreCompact', 'PostCompact', 'Notification']);
-/** Kimi Code 2.1.0's built-in tool names (what a profile's tools list and a hook matcher name). */
-const KIMI_TOOLS = new Set(['Agent', 'AgentSwarm', 'AskUserQuestion', 'Bash', 'Edit', 'FetchURL', 'Glob', 'Grep', 'Read', 'ReadMediaFile', 'Skill', 'TodoList', 'WebSearch', 'Write']);
-/** Names Kimi Code fills in an agent prompt (renderPrompt over systemPromptVars and base_prompt). */
-const KIMI_PROMPT_VARIABLES = /\$\{(?:role_additional|product_name|reply_style_guide|notify_user_guidance|os|windows_notes|shell|cwd|cwd_listing|agents_md|additional_dirs_info|additional_dirs_section|skills|skills_section|plugin_sections|base_prompt)\}/;
-const COPILOT_EVENTS = new Set(['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SubagentStop', 'PreCompact', 'subagentStart', 'permissionRequest', 'notification', 'errorOccurred']);
-const COPILOT_AGENT_TOOLS = new Set(['read', 'edit', 'execute', 'search', 'agent', 'web', 'todo']);
-const OPENCODE_PERMISSIONS = ['read', 'edit', 'glob', 'grep', 'bash', 'webfetch', 'websearch', 'todowrite', 'question', 'skill', 'task'];
 
 let compiled: Compiled;
 let bundles: Map<string, VirtualTree>;
@@ -61,7 +31,13 @@ group.before(async () => {
   bundles = emitBundles(compiled, GROUP.flatMap((target) => SCOPES.map((scope) => ({ target, scope })))).bundles;
 });
 
-const definition = (id: Id): TargetDefinition => compiled.targets.find((target) => target.definition.id === id)!.definition;
+const target = (id: Id) => compiled.targets.find((candidate) => candidate.definition.id === id)!;
+const definition = (id: Id): TargetDefinition => target(id).definition;
+const root = (id: Id, scope: ScopeId) => definition(id).scopes[scope]!.root;
+/** Where the command `stem` lands: the runtime's one command surface, from its definition. */
+const commandPath = (id: Id, scope: ScopeId, stem: string) => definition(id).scopes[scope]!.commands[0]!.path.replace('{root}', root(id, scope)).replace('{name}', stem);
+const agentPath = (id: Id, scope: ScopeId, name: string) => definition(id).scopes[scope]!.agents[0]!.path.replace('{root}', root(id, scope)).replace('{name}', name);
+const slash = (id: Id) => definition(id).slash!.replace('{name}', '');
 const tree = (id: Id, scope: ScopeId) => bundles.get(`${id}/${scope}`)!;
 const text = (id: Id, scope: ScopeId, file: string) => {
   const entry = tree(id, scope).get(file);
@@ -78,68 +54,26 @@ const frontmatter = (contents: string): Record<string, unknown> => {
 /** Text files rendered from the corpus (built code, kept as a digest in goldens, is runtime-neutral). */
 const corpusText = (id: Id, scope: ScopeId) => [...tree(id, scope)].filter(([, entry]) => entry.source !== undefined).map(([file, entry]) => [file, String(entry.contents)] as const);
 
-group('should declare each root, its env overrides and both scopes', () => {
-  for (const id of GROUP) {
-    const target = definition(id);
-    for (const scope of SCOPES) {
-      assert.is(target.scopes[scope]?.root, ROOTS[id][scope], `${id}/${scope}`);
-      assert.is(target.scopes[scope]?.base, scope === 'global' ? 'home' : 'project');
-    }
-    assert.equal(target.scopes.global!.env, ENV[id]);
-    assert.is(target.scopes.local!.env, undefined, `${id}: env moves the home root only`);
-    assert.is(target.unsupportedScopes, undefined, `${id} has both scopes`);
-  }
-});
-
-group('should put every file under the runtime\'s own root', () => {
-  for (const id of GROUP) {
-    for (const scope of SCOPES) {
-      for (const file of tree(id, scope).keys()) assert.ok(file.startsWith(`${ROOTS[id][scope]}/`) || isBundleMetadata(file), `${id}/${scope}/${file}`);
-    }
-  }
-});
-
 group('should emit one invocation surface per command, never a command and a skill of one name', () => {
   for (const id of GROUP) {
     for (const scope of SCOPES) {
-      const root = ROOTS[id][scope];
-      for (const stem of stems()) assert.ok(tree(id, scope).has(COMMAND_PATH[id](root, stem)), `${id}/${scope} ${stem}`);
+      for (const stem of stems()) assert.ok(tree(id, scope).has(commandPath(id, scope, stem)), `${id}/${scope} ${stem}`);
       const invocable = [...tree(id, scope).keys()].filter((file) => /\/(?:commands|command|skills|prompts)\//.test(file));
       assert.is(invocable.length, stems().length, `${id}/${scope}: ${invocable.join(', ')}`);
     }
   }
 });
 
-group('should write agents where each runtime discovers them', () => {
-  for (const scope of SCOPES) {
-    for (const agent of agents()) {
-      assert.ok(tree('opencode', scope).has(`${ROOTS.opencode[scope]}/agents/${agent.name}.md`));
-      assert.ok(tree('kilo', scope).has(`${ROOTS.kilo[scope]}/agents/${agent.name}.md`));
-      assert.ok(tree('copilot', scope).has(`${ROOTS.copilot[scope]}/agents/${agent.name}.agent.md`));
-      assert.ok(tree('kimi', scope).has(`.kimi-code/agents/${agent.name}.md`));
-    }
-    assert.is([...tree('kimi', scope).keys()].filter((file) => file.startsWith('.kimi-code/agents/')).length, agents().length, 'one profile per agent, nothing else Kimi Code would scan');
-  }
-});
-
-group('should write OpenCode and Kilo commands with a description only, and agents as permission-scoped subagents', () => {
+group('should write OpenCode and Kilo commands after their notes, and agents as permission-scoped subagents', () => {
   for (const id of ['opencode', 'kilo'] as const) {
     for (const scope of SCOPES) {
-      for (const stem of stems()) {
-        const command = text(id, scope, COMMAND_PATH[id](ROOTS[id][scope], stem));
-        assert.equal(Object.keys(frontmatter(command)), ['description']);
-        assert.match(command, new RegExp(`^---\\n[\\s\\S]*?\\n---\\n<${id}_command_notes>\\n`));
-      }
+      for (const stem of stems()) assert.match(text(id, scope, commandPath(id, scope, stem)), new RegExp(`^---\\n[\\s\\S]*?\\n---\\n<${id}_command_notes>\\n`));
       for (const agent of agents()) {
-        const data = frontmatter(text(id, scope, `${ROOTS[id][scope]}/agents/${agent.name}.md`));
+        const data = frontmatter(text(id, scope, agentPath(id, scope, agent.name)));
         assert.is(data['mode'], 'subagent');
         assert.not.ok('tools' in data, `${id}: no tools key (OpenCode rejects a string there)`);
-        assert.not.ok('name' in data || 'color' in data, `${id}: the file name is the id; colour names fail validation`);
         const permission = (data['permission'] ?? {}) as Record<string, string>;
-        for (const [key, value] of Object.entries(permission)) {
-          assert.ok(OPENCODE_PERMISSIONS.includes(key), key);
-          assert.is(value, 'deny', `${id} ${agent.name}.${key}: granted tools keep the user's own policy`);
-        }
+        for (const [key, value] of Object.entries(permission)) assert.is(value, 'deny', `${id} ${agent.name}.${key}: granted tools keep the user's own policy`);
         const tools = String(agent.frontmatter!.data!['tools']);
         assert.is('edit' in permission, !/\b(?:Write|Edit)\b/.test(tools), `${agent.name} edit`);
         assert.is('bash' in permission, !/\bBash\b/.test(tools), `${agent.name} bash`);
@@ -163,10 +97,9 @@ group('should write Kimi and Copilot skills in the Agent Skills shape', () => {
   for (const scope of SCOPES) {
     for (const stem of stems()) {
       const source = compiled.ir.nodes.find((node) => node.kind === 'command' && node.name === stem)!.frontmatter!.data!;
-      const kimi = frontmatter(text('kimi', scope, COMMAND_PATH.kimi('.kimi-code', stem)));
+      const kimi = frontmatter(text('kimi', scope, commandPath('kimi', scope, stem)));
       assert.equal(kimi, { name: `gsd-${stem}`, description: source['description'] });
-      const copilot = frontmatter(text('copilot', scope, COMMAND_PATH.copilot(ROOTS.copilot[scope], stem)));
-      assert.equal(Object.keys(copilot), ['name', 'description', 'allowed-tools']);
+      const copilot = frontmatter(text('copilot', scope, commandPath('copilot', scope, stem)));
       assert.is(copilot['name'], `gsd-${stem}`);
       // Claude's names, which Copilot accepts as aliases; Agent is Copilot's Task alias, AskUserQuestion and Skill have none.
       const expected = (source['allowed-tools'] as string[]).map((tool) => (tool === 'Agent' ? 'Task' : tool)).filter((tool) => tool !== 'AskUserQuestion' && tool !== 'Skill');
@@ -180,7 +113,7 @@ group('should render command mentions and $ARGUMENTS in each runtime\'s syntax',
     for (const scope of SCOPES) {
       const files = corpusText(id, scope);
       const all = files.map(([, contents]) => contents).join('\n');
-      assert.ok(all.includes(`${SLASH[id]}execute-phase`), `${id}/${scope}`);
+      assert.ok(all.includes(`${slash(id)}execute-phase`), `${id}/${scope}`);
       if (id === 'kimi') {
         // A path such as ${TMPDIR:-/tmp}/gsd-pr-1.md is not a mention.
         for (const [file, contents] of files) assert.not.match(contents, /(?<![\w.\/:}])\/gsd-(?!core\/)[a-z]/, `${id}/${scope}/${file} keeps a /gsd- mention`);
@@ -191,7 +124,7 @@ group('should render command mentions and $ARGUMENTS in each runtime\'s syntax',
         if (native) assert.not.ok(contents.includes('{{GSD_ARGS}}'), `${id}/${scope}/${file}`);
         else assert.not.match(contents, /\$ARGUMENTS/, `${id}/${scope}/${file}`);
       }
-      const command = text(id, scope, COMMAND_PATH[id](ROOTS[id][scope], 'plan-phase'));
+      const command = text(id, scope, commandPath(id, scope, 'plan-phase'));
       if (native) {
         assert.match(command, /Phase and flags: \$ARGUMENTS/);
       } else {
@@ -216,62 +149,33 @@ group('should address the bundle root home-relative globally and project-relativ
   }
 });
 
-group('should name no root but the runtime\'s own', () => {
-  const { diagnostics } = emitBundles(compiled, GROUP.flatMap((target) => SCOPES.map((scope) => ({ target, scope }))));
-  assert.equal(diagnostics, []);
-  const foreign: Record<Id, RegExp> = {
-    opencode: /\.claude\b|\.kilo\/|\.kimi-code\/|\.copilot\/|\.github\/|\.codex\//,
-    kilo: /\.claude\b|\.opencode\/|\.kimi-code\/|\.copilot\/|\.github\/|\.codex\//,
-    kimi: /\.claude\b|\.opencode\/|\.kilo\/|\.copilot\/|\.github\/|\.codex\//,
-    copilot: /\.claude\b|\.opencode\/|\.kilo\/|\.kimi-code\/|\.codex\//,
-  };
-  for (const id of GROUP) {
-    for (const scope of SCOPES) {
-      for (const [file, contents] of corpusText(id, scope)) assert.not.match(contents, foreign[id], `${id}/${scope}/${file}`);
-    }
-  }
-});
-
 group('should write Kimi Code agents as Markdown profiles naming Kimi Code\'s tools', () => {
   for (const scope of SCOPES) {
     for (const agent of agents()) {
-      const file = text('kimi', scope, `.kimi-code/agents/${agent.name}.md`);
-      const data = frontmatter(file);
-      assert.equal(Object.keys(data), ['name', 'description', 'tools']);
-      assert.match(String(data['name']), /^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'Kimi Code skips a profile whose name is not kebab-case');
+      const data = frontmatter(text('kimi', scope, agentPath('kimi', scope, agent.name)));
       assert.is(data['name'], agent.name);
       assert.match(String(data['description']), /\/skill:gsd-/);
       const tools = data['tools'] as string[];
       assert.ok(tools.length > 0, 'a profile without tools gets every tool, Agent included');
-      for (const tool of tools) assert.ok(KIMI_TOOLS.has(tool), tool);
       assert.not.ok(tools.includes('Agent') || tools.includes('AskUserQuestion'), 'GSD agents neither spawn agents nor ask the user');
       const declared = String(agent.frontmatter!.data!['tools']);
       assert.is(tools.includes('Bash'), /\bBash\b/.test(declared), agent.name);
       assert.is(tools.includes('FetchURL'), /\bWebFetch\b/.test(declared), agent.name);
-      // The body is the whole system prompt, rendered by Kimi Code as a template: none of its variable names may appear.
-      assert.not.match(file.slice(file.indexOf('\n---\n') + 5), KIMI_PROMPT_VARIABLES, agent.name);
     }
   }
   assert.equal(frontmatter(text('kimi', 'global', '.kimi-code/agents/gsd-plan-checker.md'))['tools'], ['Read', 'Bash', 'Glob', 'Grep']);
   assert.equal(frontmatter(text('kimi', 'local', '.kimi-code/agents/gsd-planner.md'))['tools'], ['Read', 'Write', 'Bash', 'Glob', 'Grep', 'FetchURL']);
 });
 
-group('should write Copilot agents as .agent.md with Copilot tool aliases', () => {
-  for (const scope of SCOPES) {
-    for (const agent of agents()) {
-      const data = frontmatter(text('copilot', scope, `${ROOTS.copilot[scope]}/agents/${agent.name}.agent.md`));
-      assert.equal(Object.keys(data), ['name', 'description', 'tools']);
-      assert.is(data['name'], agent.name);
-      for (const tool of data['tools'] as string[]) assert.ok(COPILOT_AGENT_TOOLS.has(tool), tool);
-    }
-  }
+group('should write Copilot agents with Copilot tool aliases, as a flow list', () => {
+  for (const scope of SCOPES) for (const agent of agents()) assert.is(frontmatter(text('copilot', scope, agentPath('copilot', scope, agent.name)))['name'], agent.name);
   assert.equal(frontmatter(text('copilot', 'local', '.github/agents/gsd-phase-researcher.agent.md'))['tools'], ['read', 'edit', 'execute', 'search', 'web']);
   assert.match(text('copilot', 'local', '.github/agents/gsd-phase-researcher.agent.md'), /^tools: \[ 'read', 'edit', 'execute', 'search', 'web' \]$/m);
 });
 
 group('should write the Copilot instructions block and Kimi and Copilot preambles without another runtime\'s vocabulary', () => {
   for (const scope of SCOPES) {
-    const instructions = text('copilot', scope, `${ROOTS.copilot[scope]}/copilot-instructions.md`);
+    const instructions = text('copilot', scope, `${root('copilot', scope)}/copilot-instructions.md`);
     assert.match(instructions, /^## GSD\n/);
     assert.match(instructions, /`\/gsd-help`/);
   }
@@ -303,21 +207,18 @@ group('should register hooks in Kimi\'s config.toml and Copilot\'s hook file, an
   assert.ok(kimi.hooks.length > 0);
   for (const hook of kimi.hooks) {
     for (const key of Object.keys(hook)) assert.ok(['event', 'matcher', 'command', 'timeout'].includes(key), key);
-    assert.ok(KIMI_EVENTS.has(String(hook['event'])), String(hook['event']));
     // Kimi Code tests a matcher as an unanchored regular expression: each name is anchored, or Read would also match ReadMediaFile.
-    if (hook['matcher'] !== undefined) for (const tool of String(hook['matcher']).split('|')) assert.ok(/^\^\w+\$$/.test(tool) && KIMI_TOOLS.has(tool.slice(1, -1)), tool);
+    if (hook['matcher'] !== undefined) for (const tool of String(hook['matcher']).split('|')) assert.match(tool, /^\^\w+\$$/);
     assert.match(String(hook['command']), /^node "\$\{KIMI_CODE_HOME:-\$HOME\/\.kimi-code\}\/hooks\/gsd-[a-z-]+\.(?:cjs|sh)" --runtime kimi$/);
     assert.ok(Number(hook['timeout']) >= 1 && Number(hook['timeout']) <= 600);
     const script = /hooks\/(.+)" --runtime kimi$/.exec(String(hook['command']))![1]!;
     assert.ok(tree('kimi', 'global').has(`.kimi-code/hooks/${script}`), script);
   }
   for (const scope of SCOPES) {
-    const root = ROOTS.copilot[scope];
-    const copilot = JSON.parse(text('copilot', scope, `${root}/hooks/gsd.json`)) as { version: number; hooks: Record<string, Record<string, unknown>[]> };
+    const copilot = JSON.parse(text('copilot', scope, `${root('copilot', scope)}/hooks/gsd.json`)) as { version: number; hooks: Record<string, Record<string, unknown>[]> };
     assert.is(copilot.version, 1);
     assert.is(Object.values(copilot.hooks).flat().length, registered.length);
-    for (const [event, list] of Object.entries(copilot.hooks)) {
-      assert.ok(COPILOT_EVENTS.has(event), event);
+    for (const list of Object.values(copilot.hooks)) {
       for (const entry of list) {
         assert.equal(Object.keys(entry), ['type', 'bash', 'timeoutSec']);
         assert.is(entry['type'], 'command');
@@ -330,20 +231,6 @@ group('should register hooks in Kimi\'s config.toml and Copilot\'s hook file, an
     // PascalCase event names make Copilot send Claude-style snake_case payloads.
     assert.ok('PreToolUse' in copilot.hooks && !('preToolUse' in copilot.hooks));
   }
-});
-
-group('should declare the limits each runtime documents', () => {
-  const limits = (id: Id, scope: ScopeId) =>
-    (definition(id).scopes[scope]!.limits ?? []).map((limit) => (limit.forbidden ? `no:${limit.forbidden}` : `${limit.frontmatterKey ?? 'bytes'}:${limit.maxChars ?? limit.maxBytes ?? limit.pattern}`));
-  for (const scope of SCOPES) {
-    assert.equal(limits('opencode', scope), []);
-    assert.equal(limits('kilo', scope), []);
-    // Kimi Code caps no skill name or description; it skips a profile with a non-kebab name and rewrites template text.
-    assert.equal(limits('kimi', scope), ['name:^[a-z0-9]+(?:-[a-z0-9]+)*$', `no:${KIMI_PROMPT_VARIABLES.source}`, 'no:\\$\\d+(?!\\w)']);
-    assert.equal(limits('copilot', scope), ['description:1024', 'name:64', 'bytes:30000']);
-  }
-  const spill = definition('copilot').scopes.global!.agents[0]!.spill!;
-  assert.is(spill.maxBytes, 30000, 'agents spill before the 30,000-character prompt cap');
 });
 
 const fixtures = suite('targets: opencode, kilo, kimi, copilot (fixtures)');
@@ -373,13 +260,18 @@ fixtures('should report text Kimi Code would rewrite in an agent prompt or a ski
   assert.ok(ours.some((line) => /skills\/gsd-positional\/SKILL\.md:\d+:\d+: .*found "\$1"$/.test(line)));
 });
 
+fixtures('should spill a Copilot agent before the documented prompt cap', () => {
+  const cap = target('copilot').facts!.limits!.find((limit) => limit.what === 'custom agent prompt')!;
+  for (const scope of SCOPES) assert.is(definition('copilot').scopes[scope]!.agents[0]!.spill!.maxBytes, cap.maxBytes, scope);
+});
+
 fixtures('should move an oversized Copilot agent prompt to gsd-core/agents and keep the agent file under the cap', async () => {
   const result = await compile({ sourceDir: path.join(FIXTURE_DIR, 'agent-spill/source') });
   assert.equal(result.diagnostics.filter((d) => (d.severity ?? 'error') === 'error'), []);
   const emitted = emitBundles(result, allBundles(result.targets).filter((bundle) => bundle.target === 'copilot'));
   assert.equal(emitted.diagnostics, []);
   for (const scope of SCOPES) {
-    const root = ROOTS.copilot[scope];
+    const root = result.targets.find((candidate) => candidate.definition.id === 'copilot')!.definition.scopes[scope]!.root;
     const built = emitted.bundles.get(`copilot/${scope}`)!;
     const agent = String(built.get(`${root}/agents/gsd-huge.agent.md`)!.contents);
     const prompt = String(built.get(`${root}/gsd-core/agents/gsd-huge.md`)!.contents);
@@ -397,37 +289,19 @@ fixtures('should move an oversized Copilot agent prompt to gsd-core/agents and k
 const upstream = suite('targets: opencode, kilo, kimi, copilot (upstream corpus)');
 const UPSTREAM = path.join(REPO_ROOT, 'node_modules/@opengsd/gsd-core');
 
-upstream('should keep the upstream corpus within each runtime\'s formats and limits', async () => {
+upstream('should spill the upstream agents past Copilot\'s prompt cap', async () => {
   assert.ok(existsSync(UPSTREAM), 'the @opengsd/gsd-core dev dependency is not installed (npm ci)');
   const result = await compile({ sourceDir: UPSTREAM });
   assert.equal(result.diagnostics.filter((d) => (d.severity ?? 'error') === 'error'), []);
-  const emitted = emitBundles(result, GROUP.flatMap((target) => SCOPES.map((scope) => ({ target, scope }))));
+  const emitted = emitBundles(result, SCOPES.map((scope) => ({ target: 'copilot', scope })));
   assert.equal(emitted.diagnostics.filter((d) => (d.severity ?? 'error') === 'error').slice(0, 5), []);
-  const built = (id: Id, scope: ScopeId) => emitted.bundles.get(`${id}/${scope}`)!;
-  // Settings-style registries carry events Kimi Code lacks (FileChanged…): they are dropped, never passed through.
-  const kimi = parseToml(String(built('kimi', 'global').get('.kimi-code/config.toml')!.contents)) as { hooks: { event: string; matcher?: string }[] };
-  assert.ok(kimi.hooks.length > 0);
-  for (const hook of kimi.hooks) {
-    assert.ok(KIMI_EVENTS.has(hook.event), hook.event);
-    for (const tool of hook.matcher?.split('|') ?? []) assert.ok(KIMI_TOOLS.has(tool.replace(/^\^|\$$/g, '')), tool);
-  }
+  const copilotTarget = result.targets.find((candidate) => candidate.definition.id === 'copilot')!;
+  const cap = copilotTarget.facts!.limits!.find((limit) => limit.what === 'custom agent prompt')!.maxBytes!;
   for (const scope of SCOPES) {
-    // Upstream agents carry shell ${…}: none is a name Kimi Code fills (the build's limits would have failed), and each profile names its tools.
-    const profiles = [...built('kimi', scope)].filter(([file]) => /^\.kimi-code\/agents\/[^/]+\.md$/.test(file));
-    assert.ok(profiles.length > 30);
-    for (const [file, entry] of profiles) {
-      const data = frontmatter(String(entry.contents));
-      assert.match(String(data['name']), /^[a-z0-9]+(?:-[a-z0-9]+)*$/, file);
-      assert.ok(String(data['description']).length > 0, file);
-      for (const tool of (data['tools'] as string[] | undefined) ?? []) assert.ok(KIMI_TOOLS.has(tool) || tool.startsWith('mcp__'), `${file}: ${tool}`);
-    }
-    const root = ROOTS.copilot[scope];
-    const copilot = built('copilot', scope);
-    const agentFiles = [...copilot.keys()].filter((file) => file.startsWith(`${root}/agents/`));
-    for (const file of agentFiles) assert.ok(Buffer.byteLength(String(copilot.get(file)!.contents)) <= 30000, file);
+    const root = copilotTarget.definition.scopes[scope]!.root;
+    const copilot = emitted.bundles.get(`copilot/${scope}`)!;
+    for (const file of [...copilot.keys()].filter((name) => name.startsWith(`${root}/agents/`))) assert.ok(Buffer.byteLength(String(copilot.get(file)!.contents)) <= cap, file);
     assert.ok([...copilot.keys()].some((file) => file.startsWith(`${root}/gsd-core/agents/`)), 'upstream has agents past the cap');
-    const events = Object.keys((JSON.parse(String(copilot.get(`${root}/hooks/gsd.json`)!.contents)) as { hooks: object }).hooks);
-    for (const event of events) assert.ok(COPILOT_EVENTS.has(event), event);
   }
 });
 

@@ -1,7 +1,10 @@
-// The qwen, hermes, codebuddy and cline targets: where each surface lands in
-// both scopes, the frontmatter each runtime reads, slash syntax and
-// arguments, tool maps, hook registration, the roots a bundle may touch, and
-// the limits each runtime documents.
+// The qwen, hermes, codebuddy and cline targets: what their data cannot say
+// by itself. Every command, agent and payload file in place, the frontmatter
+// values each runtime needs, slash syntax and arguments, memory-file and
+// product-name rewrites, each hook file's shape, Cline's
+// dispatcher run as Cline runs it, and limits with a failing fixture. Roots,
+// events, tool names, keys and limits are the target's data, checked against
+// its facts.json by target-folders.test.ts.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -10,8 +13,9 @@ import { parse as parseYaml } from 'yaml';
 import { formatDiagnostic } from '../diagnostics.ts';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { routedCommands } from '../emit/nest-routers.ts';
-import { isBundleMetadata } from '../emit/bundle-manifest.ts';
-import { allBundles, compile, emitBundles, REPO_ROOT, type BundleSelection, type Compiled } from '../pipeline.ts';
+import { escapeRegExp } from '../util/text.ts';
+import { compile, emitBundles, REPO_ROOT, type BundleSelection, type Compiled } from '../pipeline.ts';
+import type { ScopeId, TargetScope } from '../targets/target-types.ts';
 import { suite, assert } from './harness.ts';
 import { copySource, FIXTURES, temporaryDir } from './fixture-support.ts';
 
@@ -19,60 +23,21 @@ const IDS = ['qwen', 'hermes', 'codebuddy', 'cline'] as const;
 type Id = (typeof IDS)[number];
 const SCOPES = ['global', 'local'] as const;
 
-/** The folders each bundle may write to, relative to home (global) or the project (local). */
-const ROOTS: Record<string, readonly string[]> = {
-  'qwen/global': ['.qwen/'],
-  'qwen/local': ['.qwen/'],
-  'hermes/global': ['.hermes/'],
-  'hermes/local': ['.hermes/'],
-  'codebuddy/global': ['.codebuddy/'],
-  'codebuddy/local': ['.codebuddy/'],
-  'cline/global': ['.cline/'],
-  'cline/local': ['.cline/', '.clinerules/'],
-};
-
-/** Where one command lands in the flat layout (no router owns it). */
-const FLAT_PATH: Record<string, (name: string) => string> = {
-  'qwen/global': (name) => `.qwen/skills/gsd-${name}/SKILL.md`,
-  'qwen/local': (name) => `.qwen/skills/gsd-${name}/SKILL.md`,
-  'hermes/global': (name) => `.hermes/skills/gsd/gsd-${name}/SKILL.md`,
-  'hermes/local': (name) => `.hermes/skills/gsd/gsd-${name}/SKILL.md`,
-  'codebuddy/global': (name) => `.codebuddy/commands/gsd-${name}.md`,
-  'codebuddy/local': (name) => `.codebuddy/commands/gsd-${name}.md`,
-  'cline/global': (name) => `.cline/skills/gsd-${name}/SKILL.md`,
-  'cline/local': (name) => `.cline/skills/gsd-${name}/SKILL.md`,
-};
-
-/** Runtimes whose skills sit in the namespace layout: a routed command lives under its router. */
-const NESTED_ROOT: Record<string, string> = { qwen: '.qwen/skills/', hermes: '.hermes/skills/gsd/', cline: '.cline/skills/' };
-
-/** Where one command of the compiled corpus lands in bundle `key`. */
-function commandPath(key: string, name: string): string {
-  const nestedRoot = NESTED_ROOT[key.split('/')[0]!];
-  const owner = nestedRoot ? routedCommands(commandsOf(compiled)).get(name) : undefined;
-  return owner ? `${nestedRoot}gsd-${owner}/skills/gsd-${name}/SKILL.md` : FLAT_PATH[key]!(name);
+/** The definition of bundle `key` (target/scope). */
+function scopeOf(key: string): TargetScope {
+  const [id, scope] = key.split('/') as [Id, ScopeId];
+  return compiled.targets.find((target) => target.definition.id === id)!.definition.scopes[scope]!;
 }
+const fill = (pattern: string, scope: TargetScope, names: Record<string, string>) => Object.entries(names).reduce((out, [key, value]) => out.replaceAll(`{${key}}`, value), pattern.replaceAll('{root}', scope.root));
 
-const AGENT_PATH: Record<string, (name: string) => string> = {
-  'qwen/global': (name) => `.qwen/agents/${name}.md`,
-  'qwen/local': (name) => `.qwen/agents/${name}.md`,
-  'hermes/global': (name) => `.hermes/agents/${name}.md`,
-  'hermes/local': (name) => `.hermes/agents/${name}.md`,
-  'codebuddy/global': (name) => `.codebuddy/agents/${name}.md`,
-  'codebuddy/local': (name) => `.codebuddy/agents/${name}.md`,
-  'cline/global': (name) => `.cline/agents/${name}.yaml`,
-  'cline/local': (name) => `.cline/agents/${name}.yaml`,
-};
-
-const PAYLOAD_ROOT: Record<string, string> = {
-  qwen: '.qwen/gsd-core/',
-  hermes: '.hermes/gsd-core/',
-  codebuddy: '.codebuddy/gsd-core/',
-  cline: '.cline/gsd-core/',
-};
-
-/** Claude Code tool names that must not survive in a runtime's own tool lists. */
-const CLAUDE_TOOLS = ['Read', 'Write', 'Edit', 'MultiEdit', 'Bash', 'Grep', 'Glob', 'WebFetch', 'WebSearch', 'Agent', 'Task', 'AskUserQuestion'];
+/** Where one command of the compiled corpus lands in bundle `key`: under its router in a nested layout. */
+function commandPath(key: string, name: string): string {
+  const surface = scopeOf(key).commands[0]!;
+  const owner = surface.nested ? routedCommands(commandsOf(compiled)).get(name) : undefined;
+  return fill(owner ? surface.nested!.child : surface.path, scopeOf(key), { name, router: owner ?? '' });
+}
+const agentPath = (key: string, name: string) => fill(scopeOf(key).agents[0]!.path, scopeOf(key), { name });
+const payloadRoot = (key: string) => `${scopeOf(key).root}/gsd-core/`;
 
 function selections(ids: readonly string[]): BundleSelection[] {
   return ids.flatMap((target) => SCOPES.map((scope) => ({ target, scope })));
@@ -109,28 +74,14 @@ targets.before(async () => {
   hooksRegistered = compiled.hooks.some((hook) => !hook.optIn && (hook.event === 'PreToolUse' || hook.event === 'PostToolUse'));
 });
 
-targets('should declare both scopes for every runtime of the group', () => {
-  for (const id of IDS) {
-    const target = compiled.targets.find((candidate) => candidate.definition.id === id);
-    assert.ok(target, `targets/${id}/target.json`);
-    assert.equal(Object.keys(target!.definition.scopes).sort(), ['global', 'local'], id);
-    assert.is(target!.definition.unsupportedScopes, undefined, id);
-  }
-  assert.equal(
-    allBundles(compiled.targets).filter((selection) => (IDS as readonly string[]).includes(selection.target)),
-    selections(IDS).sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0)),
-  );
-});
-
 targets('should put every command, agent and payload file where the runtime reads it', () => {
   for (const [key, tree] of bundles) {
-    const id = key.split('/')[0]!;
     for (const command of commandsOf(compiled)) assert.ok(tree.has(commandPath(key, command.name)), `${key}: command ${command.name}`);
-    for (const agent of agentsOf(compiled)) assert.ok(tree.has(AGENT_PATH[key]!(agent.name)), `${key}: agent ${agent.name}`);
+    for (const agent of agentsOf(compiled)) assert.ok(tree.has(agentPath(key, agent.name)), `${key}: agent ${agent.name}`);
     for (const node of compiled.ir.nodes.filter((n) => n.path.startsWith('gsd-core/') && n.variant === undefined && n.kind !== 'hook')) {
-      assert.ok(tree.has(`${PAYLOAD_ROOT[id]}${node.path.slice('gsd-core/'.length)}`), `${key}: ${node.path}`);
+      assert.ok(tree.has(`${payloadRoot(key)}${node.path.slice('gsd-core/'.length)}`), `${key}: ${node.path}`);
     }
-    assert.ok(tree.has(`${PAYLOAD_ROOT[id]}VERSION`), key);
+    assert.ok(tree.has(`${payloadRoot(key)}VERSION`), key);
   }
   // Config files each runtime reads.
   assert.ok(bundles.get('hermes/global')!.has('.hermes/skills/gsd/DESCRIPTION.md'));
@@ -143,12 +94,11 @@ targets('should put every command, agent and payload file where the runtime read
   }
 });
 
-targets('should write nothing outside the runtime\'s own folders and no other root', () => {
+targets('should name no build-machine path, no Claude Code root and (locally) no home root', () => {
   const forbidden = [REPO_ROOT, os.homedir(), os.tmpdir()].filter((p) => p.length > 1);
   for (const [key, tree] of bundles) {
     const local = key.endsWith('/local');
     for (const [file, entry] of tree) {
-      assert.ok(ROOTS[key]!.some((root) => file.startsWith(root)) || isBundleMetadata(file), `${key}: ${file}`);
       const contents = String(entry.contents);
       for (const absolute of forbidden) assert.not.ok(contents.includes(absolute), `${key}/${file} names ${absolute}`);
       if (entry.source === undefined) continue;
@@ -171,7 +121,7 @@ targets('should write the skill and command frontmatter each runtime reads', () 
       const hint = typeof source['argument-hint'] === 'string' && source['argument-hint'].trim() !== '' ? ['argument-hint'] : [];
 
       const qwen = frontmatter(text(bundles.get(`qwen/${scope}`)!, commandPath(`qwen/${scope}`, command.name)));
-      const priority = QWEN_PRIORITY[command.name];
+      const priority = qwenPriority(scope)[command.name];
       assert.equal(qwen.keys, ['name', 'description', ...hint, ...(priority === undefined ? [] : ['priority'])], command.name);
       assert.is(qwen.data['name'], `gsd-${command.name}`);
       assert.is(qwen.data['description'], description);
@@ -197,10 +147,10 @@ targets('should write the skill and command frontmatter each runtime reads', () 
   assert.is(description.data['name'], 'gsd');
 });
 
-/** Qwen Code sorts /skills by priority (targets/qwen/target.json). */
-const QWEN_PRIORITY: Record<string, number> = {
-  'new-project': 100, 'discuss-phase': 95, 'plan-phase': 90, 'execute-phase': 85, progress: 80, 'verify-work': 75, phase: 70, review: 65,
-  ship: 60, config: 55, surface: 50, 'resume-work': 45, 'pause-work': 40, help: 35, update: 30,
+/** Qwen Code sorts /skills by priority: the lookup in targets/qwen/target.json. */
+const qwenPriority = (scope: ScopeId) => {
+  const rules = scopeOf(`qwen/${scope}`).commands[0]!.frontmatter;
+  return (Array.isArray(rules) ? rules.find((rule) => rule.key === 'priority')?.lookup : undefined) ?? {};
 };
 
 targets('should write agents in each runtime\'s own format and tool names', () => {
@@ -208,26 +158,21 @@ targets('should write agents in each runtime\'s own format and tool names', () =
     for (const agent of agentsOf(compiled)) {
       const tools = String(agent.frontmatter!.data!['tools']).split(',').map((tool) => tool.trim());
 
-      const qwen = frontmatter(text(bundles.get(`qwen/${scope}`)!, AGENT_PATH[`qwen/${scope}`]!(agent.name)));
-      assert.equal(qwen.keys, ['name', 'description', 'tools', 'color'], agent.name);
+      const qwen = frontmatter(text(bundles.get(`qwen/${scope}`)!, agentPath(`qwen/${scope}`, agent.name)));
       const qwenTools = qwen.data['tools'] as string[];
       assert.ok(Array.isArray(qwenTools) && qwenTools.length > 0, agent.name);
-      for (const tool of qwenTools) assert.not.ok(CLAUDE_TOOLS.includes(tool), `${agent.name}: ${tool}`);
       if (tools.includes('Bash')) assert.ok(qwenTools.includes('run_shell_command'), agent.name);
       if (tools.includes('Read')) assert.ok(qwenTools.includes('read_file'), agent.name);
 
-      const hermes = frontmatter(text(bundles.get(`hermes/${scope}`)!, AGENT_PATH[`hermes/${scope}`]!(agent.name)));
-      assert.equal(hermes.keys, ['schema_version', 'name', 'description', 'delegation'], agent.name);
+      const hermes = frontmatter(text(bundles.get(`hermes/${scope}`)!, agentPath(`hermes/${scope}`, agent.name)));
       assert.is(hermes.data['schema_version'], 1);
       assert.equal(hermes.data['delegation'], { role: 'leaf' });
       assert.ok(hermes.body.trim().length > 200, agent.name);
 
-      const codebuddy = frontmatter(text(bundles.get(`codebuddy/${scope}`)!, AGENT_PATH[`codebuddy/${scope}`]!(agent.name)));
-      assert.equal(codebuddy.keys, ['name', 'description', 'tools'], agent.name);
+      const codebuddy = frontmatter(text(bundles.get(`codebuddy/${scope}`)!, agentPath(`codebuddy/${scope}`, agent.name)));
       assert.is(codebuddy.data['tools'], tools.join(', '));
 
-      const cline = frontmatter(text(bundles.get(`cline/${scope}`)!, AGENT_PATH[`cline/${scope}`]!(agent.name)));
-      assert.equal(cline.keys, ['name', 'description'], agent.name);
+      const cline = frontmatter(text(bundles.get(`cline/${scope}`)!, agentPath(`cline/${scope}`, agent.name)));
       assert.is(cline.data['name'], agent.name);
       assert.ok(cline.body.trim().length > 200, `${agent.name}: Cline needs a prompt body`);
     }
@@ -284,79 +229,20 @@ targets('should rewrite the memory file and the product name for each runtime', 
   };
   for (const id of IDS) {
     for (const scope of SCOPES) {
-      assert.ok(text(built.get(`${id}/${scope}`)!, `${PAYLOAD_ROOT[id]}references/questioning.md`).endsWith(`\n${expected[id]}\n`), `${id}/${scope}`);
+      assert.ok(text(built.get(`${id}/${scope}`)!, `${payloadRoot(`${id}/${scope}`)}references/questioning.md`).endsWith(`\n${expected[id]}\n`), `${id}/${scope}`);
     }
-  }
-});
-
-targets('should nest routed commands under their router for qwen, hermes and cline, and keep codebuddy flat', async () => {
-  const source = copySource();
-  // A command no router routes: it stays at the top of the nested layout.
-  writeFileSync(path.join(source, 'commands/gsd/probe.md'), '---\nname: gsd:probe\ndescription: A command no router routes\nallowed-tools:\n  - Read\n---\nSay hello.\n');
-  writeFileSync(
-    path.join(source, 'commands/gsd/ns-workflow.md'),
-    `---
-name: gsd-workflow
-description: "workflow | plan execute"
-allowed-tools:
-  - Read
-  - Skill
-requires: [plan-phase, execute-phase]
----
-Route to the phase skill the user wants.
-
-| User wants | Invoke |
-|---|---|
-| Create a PLAN.md | gsd-plan-phase |
-| Execute plans in a phase | gsd-execute-phase --wave |
-
-Invoke the matched skill directly using the Skill tool.
-`,
-  );
-  const result = await compile({ sourceDir: source });
-  assert.equal(result.diagnostics, []);
-  const built = emitBundles(result, selections(IDS));
-  assert.equal(built.diagnostics, []);
-  const nested: Record<string, { router: string; child: string }> = {
-    qwen: { router: '.qwen/skills/gsd-ns-workflow/SKILL.md', child: '.qwen/skills/gsd-ns-workflow/skills/gsd-plan-phase/SKILL.md' },
-    hermes: { router: '.hermes/skills/gsd/gsd-ns-workflow/SKILL.md', child: '.hermes/skills/gsd/gsd-ns-workflow/skills/gsd-plan-phase/SKILL.md' },
-    cline: { router: '.cline/skills/gsd-ns-workflow/SKILL.md', child: '.cline/skills/gsd-ns-workflow/skills/gsd-plan-phase/SKILL.md' },
-  };
-  for (const [id, place] of Object.entries(nested)) {
-    for (const scope of SCOPES) {
-      const tree = built.bundles.get(`${id}/${scope}`)!;
-      assert.ok(tree.has(place.child), `${id}/${scope}: nested child`);
-      assert.not.ok(tree.has(FLAT_PATH[`${id}/${scope}`]!('plan-phase')), `${id}/${scope}: no top-level copy`);
-      assert.ok(tree.has(FLAT_PATH[`${id}/${scope}`]!('probe')), `${id}/${scope}: unrouted command stays on top`);
-      const router = text(tree, place.router);
-      assert.is(frontmatter(router).data['name'], 'gsd-ns-workflow');
-      assert.match(router, /^\| Create a PLAN\.md \| Read `skills\/gsd-plan-phase\/SKILL\.md` \|$/m);
-      assert.match(router, /^\| Execute plans in a phase \| Read `skills\/gsd-execute-phase\/SKILL\.md` \(--wave\) \|$/m);
-      assert.not.match(router, /Skill tool/);
-      // A nested skill keeps a name equal to its folder.
-      assert.is(frontmatter(text(tree, place.child)).data['name'], 'gsd-plan-phase');
-    }
-  }
-  for (const scope of SCOPES) {
-    const tree = built.bundles.get(`codebuddy/${scope}`)!;
-    assert.ok(tree.has('.codebuddy/commands/gsd-ns-workflow.md'));
-    assert.ok(tree.has('.codebuddy/commands/gsd-plan-phase.md'));
   }
 });
 
 targets('should register hooks in each runtime\'s own file, events and tool names', () => {
-  const hookFiles: Record<string, (file: string) => boolean> = {
-    'qwen/global': (file) => file === '.qwen/settings.json',
-    'qwen/local': (file) => file === '.qwen/settings.json',
-    'hermes/global': (file) => file === '.hermes/config.yaml',
-    'hermes/local': () => false,
-    'codebuddy/global': (file) => file === '.codebuddy/settings.json',
-    'codebuddy/local': (file) => file === '.codebuddy/settings.json',
-    'cline/global': (file) => /^\.cline\/hooks\/[A-Z][A-Za-z]+$/.test(file),
-    'cline/local': (file) => /^\.clinerules\/hooks\/[A-Z][A-Za-z]+$/.test(file),
+  /** Whether `file` is a hook registration of bundle `key`: the surface's path, {event} standing for an event name. */
+  const hookFiles = (key: string) => {
+    const hooks = scopeOf(key).hooks;
+    const pattern = hooks ? new RegExp(`^${escapeRegExp(hooks.path.replaceAll('{root}', scopeOf(key).root)).replace('\\{event\\}', '[A-Z][A-Za-z]+')}$`) : undefined;
+    return (file: string) => pattern?.test(file) ?? false;
   };
   for (const [key, tree] of bundles) {
-    const registrations = [...tree.keys()].filter(hookFiles[key]!);
+    const registrations = [...tree.keys()].filter(hookFiles(key));
     if (!hooksRegistered || key === 'hermes/local') {
       assert.equal(registrations, [], key);
       continue;
@@ -368,13 +254,10 @@ targets('should register hooks in each runtime\'s own file, events and tool name
   if (!hooksRegistered) return;
 
   const registry = compiled.hooks.filter((hook) => !hook.optIn);
-  const qwenEvents = new Set(['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SubagentStart', 'SubagentStop', 'PreCompact', 'Notification', 'PermissionRequest']);
   for (const scope of SCOPES) {
     const qwen = JSON.parse(text(bundles.get(`qwen/${scope}`)!, '.qwen/settings.json')) as { hooks: Record<string, { matcher?: string; hooks: { type: string; command: string; timeout?: number }[] }[]> };
-    for (const [event, groups] of Object.entries(qwen.hooks)) {
-      assert.ok(qwenEvents.has(event), event);
+    for (const groups of Object.values(qwen.hooks)) {
       for (const group of groups) {
-        for (const tool of (group.matcher ?? '').split('|').filter(Boolean)) assert.not.ok(CLAUDE_TOOLS.includes(tool), `qwen matcher ${tool}`);
         for (const hook of group.hooks) {
           assert.is(hook.type, 'command');
           assert.match(hook.command, scope === 'global' ? /^node "\$\{QWEN_HOME:-\$HOME\/\.qwen\}\/hooks\/gsd-[a-z-]+\.cjs" --runtime qwen$/ : /^node "\$QWEN_PROJECT_DIR\/\.qwen\/hooks\/gsd-[a-z-]+\.cjs" --runtime qwen$/);
@@ -386,8 +269,7 @@ targets('should register hooks in each runtime\'s own file, events and tool name
     assert.not.ok('StatusLine' in qwen.hooks);
 
     const codebuddy = JSON.parse(text(bundles.get(`codebuddy/${scope}`)!, '.codebuddy/settings.json')) as { hooks: Record<string, { matcher?: string; hooks: { command: string }[] }[]> };
-    for (const [event, groups] of Object.entries(codebuddy.hooks)) {
-      assert.ok(['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop', 'SubagentStop', 'PreCompact', 'Notification'].includes(event), event);
+    for (const groups of Object.values(codebuddy.hooks)) {
       for (const group of groups) {
         // CodeBuddy matches tool names as unanchored regexes: each name is anchored, and Task is its Agent tool.
         for (const part of (group.matcher ?? '').split('|').filter(Boolean)) assert.match(part, /^\^[A-Za-z]+\$$/, part);
@@ -402,11 +284,9 @@ targets('should register hooks in each runtime\'s own file, events and tool name
   const hermes = parseYaml(text(bundles.get('hermes/global')!, '.hermes/config.yaml')) as { hooks: Record<string, { matcher?: string; command: string; timeout?: number; fail_closed?: boolean }[]> };
   assert.equal(Object.keys(hermes), ['hooks']);
   for (const [event, entries] of Object.entries(hermes.hooks)) {
-    assert.ok(['on_session_start', 'on_session_end', 'pre_llm_call', 'pre_tool_call', 'post_tool_call', 'post_llm_call', 'subagent_start', 'subagent_stop'].includes(event), event);
     for (const entry of entries) {
       assert.match(entry.command, /^sh -c 'node "\$\{HERMES_HOME:-\$HOME\/\.hermes\}\/agent-hooks\/gsd-[a-z-]+\.cjs" --runtime hermes'$/);
       assert.ok(entry.timeout === undefined || entry.timeout <= 300, entry.command);
-      for (const tool of (entry.matcher ?? '').split('|').filter(Boolean)) assert.not.ok(CLAUDE_TOOLS.includes(tool), `hermes matcher ${tool}`);
       if (entry.fail_closed) assert.is(event, 'pre_tool_call');
     }
   }
@@ -417,9 +297,8 @@ targets('should register hooks in each runtime\'s own file, events and tool name
 
   for (const [key, folder] of [['cline/global', '.cline/hooks/'], ['cline/local', '.clinerules/hooks/']] as const) {
     const tree = bundles.get(key)!;
-    const files = [...tree.keys()].filter(hookFiles[key]!);
+    const files = [...tree.keys()].filter(hookFiles(key));
     for (const file of files) {
-      assert.ok(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'TaskStart', 'TaskComplete'].includes(file.slice(folder.length)), file);
       const entry = tree.get(file)!;
       assert.is(entry.executable, true, file);
       assert.ok(String(entry.contents).startsWith('#!/usr/bin/env node\n'), file);

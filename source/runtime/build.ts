@@ -10,6 +10,7 @@
 // Output is deterministic: no absolute paths of this machine, no clock.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -40,10 +41,59 @@ export interface HookEntry {
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+/** The folder the corpus sits in: in this repository, its root. */
 export const REPO_ROOT = path.resolve(here, '..', '..');
+const CORPUS_DIR = path.resolve(here, '..');
 const RUNTIME_DIR = here;
-const HOOKS_DIR = path.join(REPO_ROOT, 'source', 'hooks');
-const SCHEMA_FILE = path.join(REPO_ROOT, 'schemas', 'config.schema.json');
+const HOOKS_DIR = path.join(CORPUS_DIR, 'hooks');
+
+/**
+ * What the compiler lends the build: its package root, which stands in for
+ * the corpus's folder where the corpus reaches outside itself (../schemas,
+ * ../compiler/data) and the copy has no such sibling; the node_modules folders
+ * its own packages resolve from; and a resolver from there. So a copy of the
+ * corpus builds anywhere, with the compiler's esbuild and packages. Without
+ * it (tests in this repository), all three come from this file's place.
+ */
+export interface Toolchain {
+  packageRoot: string;
+  nodePaths: string[];
+  resolve: (specifier: string) => string;
+}
+
+const ownToolchain: Toolchain = { packageRoot: REPO_ROOT, nodePaths: [], resolve: (specifier) => createRequire(import.meta.url).resolve(specifier) };
+// Set by each bundleRuntime call: one compiler process builds with one toolchain.
+let toolchain: Toolchain = ownToolchain;
+
+/** A path outside the corpus (relative to its folder): the corpus's sibling when there is one, else the compiler's. */
+function outside(relative: string): string {
+  const sibling = path.join(REPO_ROOT, relative);
+  return existsSync(sibling) ? sibling : path.join(toolchain.packageRoot, relative);
+}
+
+const schemaFile = () => outside(path.join('schemas', 'config.schema.json'));
+
+/**
+ * Imports that leave the corpus (the release key in ../compiler/data) load as
+ * outside() says, under a name relative to the corpus's folder, so the bundle
+ * is the same bytes wherever either copy sits.
+ */
+const reroot: Plugin = {
+  name: 'gsd-outside-corpus',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.?\// }, (args) => {
+      if (!args.importer.startsWith(CORPUS_DIR + path.sep)) return undefined;
+      const target = path.resolve(args.resolveDir, args.path);
+      if (target.startsWith(CORPUS_DIR + path.sep) || !target.startsWith(REPO_ROOT + path.sep)) return undefined;
+      return { path: path.relative(REPO_ROOT, target).split(path.sep).join('/'), namespace: 'gsd-outside' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'gsd-outside' }, async (args) => {
+      const file = outside(args.path);
+      const loader = file.endsWith('.json') ? 'json' : file.endsWith('.ts') ? 'ts' : 'text';
+      return { contents: await readFile(file), loader, resolveDir: path.dirname(file) };
+    });
+  },
+};
 
 type AjvCtor = new (opts: object) => { compile(schema: unknown): unknown };
 const Ajv = ((AjvModule as unknown as { default?: AjvCtor }).default ?? AjvModule) as unknown as AjvCtor;
@@ -52,7 +102,7 @@ const standaloneCode = ((standaloneModule as unknown as { default?: Standalone }
 
 /** ajv standalone validator for schemas/config.schema.json, as an ES module. */
 export async function configValidatorSource(): Promise<string> {
-  const schema = stripDocs(JSON.parse(await readFile(SCHEMA_FILE, 'utf8')));
+  const schema = stripDocs(JSON.parse(await readFile(schemaFile(), 'utf8')));
   const ajv = new Ajv({ ...AJV_OPTIONS, code: { source: true, esm: true } });
   const code = standaloneCode(ajv, ajv.compile(schema));
   const body = `${code}\nexport const validateConfigShape = validate;\n`;
@@ -69,7 +119,7 @@ function runtimePlugins(validator: string): Plugin[] {
         // A fixed name, not a path: the module key stays the same wherever the tree is.
         b.onResolve({ filter: /[\\/]schemas[\\/]config\.schema\.json$/ }, () => ({ path: 'config.schema.json', namespace: 'gsd-schema' }));
         b.onLoad({ filter: /.*/, namespace: 'gsd-schema' }, async () => ({
-          contents: JSON.stringify(stripDocs(JSON.parse(await readFile(SCHEMA_FILE, 'utf8')))),
+          contents: JSON.stringify(stripDocs(JSON.parse(await readFile(schemaFile(), 'utf8')))),
           loader: 'json',
         }));
       },
@@ -88,10 +138,9 @@ const WASM_MODULE = /[\\/]hooks[\\/]lib[\\/]secret[\\/]wasm\.ts$/;
 let wasmSource: Promise<string> | undefined;
 async function inlineWasmSource(): Promise<string> {
   const { WASM_FILES } = await import('../hooks/lib/secret/wasm.ts');
-  const req = createRequire(import.meta.url);
   const entries: string[] = [];
   for (const [name, file] of Object.entries(WASM_FILES)) {
-    const bytes = await readFile(req.resolve(file));
+    const bytes = await readFile(toolchain.resolve(file));
     entries.push(`${JSON.stringify(name)}: ${JSON.stringify(Buffer.from(deflateSync(bytes, { level: 9, mem: 8 })).toString('base64'))}`);
   }
   return `import { inflateRawSync } from 'node:zlib';\nconst DATA = {${entries.join(',\n')}};\nexport function wasmBytes(name) { return new Uint8Array(inflateRawSync(Buffer.from(DATA[name], 'base64'))); }\n`;
@@ -119,7 +168,7 @@ const splitInstaller: Plugin = {
 const yamlEsm: Plugin = {
   name: 'gsd-yaml-esm',
   setup(b) {
-    b.onResolve({ filter: /^yaml$/ }, () => ({ path: path.join(path.dirname(createRequire(import.meta.url).resolve('yaml/package.json')), 'browser', 'index.js') }));
+    b.onResolve({ filter: /^yaml$/ }, () => ({ path: path.join(path.dirname(toolchain.resolve('yaml/package.json')), 'browser', 'index.js') }));
   },
 };
 
@@ -132,7 +181,8 @@ const COMMON = {
   charset: 'utf8',
   legalComments: 'none',
   logLevel: 'silent',
-  absWorkingDir: REPO_ROOT,
+  // Module names in the output are relative to the corpus: the same bytes whatever its folder is called.
+  absWorkingDir: CORPUS_DIR,
   minifyWhitespace: true,
   minifySyntax: true,
   define: { __GSD_BUNDLED__: 'true', 'import.meta.url': '"file:///gsd-core/bin/gsd-tools.cjs"' },
@@ -144,12 +194,14 @@ const COMMON = {
 } as const;
 
 async function one(options: Parameters<typeof build>[0], label: string): Promise<string> {
-  const result = await build({ ...COMMON, ...options });
+  const result = await build({ ...COMMON, nodePaths: toolchain.nodePaths, ...options, plugins: [...(options.plugins ?? []), reroot] });
   if (result.errors.length) throw new Error(`bundling ${label} failed: ${result.errors.map((e) => e.text).join('; ')}`);
   const file = result.outputFiles?.[0];
   if (!file) throw new Error(`bundling ${label} produced no output`);
   const text = file.text;
-  if (text.includes(REPO_ROOT)) throw new Error(`bundling ${label}: output contains the build machine path ${REPO_ROOT}`);
+  for (const root of new Set([REPO_ROOT, toolchain.packageRoot])) {
+    if (text.includes(root)) throw new Error(`bundling ${label}: output contains the build machine path ${root}`);
+  }
   return text;
 }
 
@@ -174,8 +226,9 @@ const memo = new Map<string, Promise<BundledFile[]>>();
  * Memoised per table for the process; pass `{ fresh: true }` to rebuild after
  * sources change.
  */
-export function bundleRuntime(opts: { fresh?: boolean; hookPayloads?: Record<string, unknown> } = {}): Promise<BundledFile[]> {
-  const key = opts.hookPayloads ? JSON.stringify(opts.hookPayloads) : '';
+export function bundleRuntime(opts: { fresh?: boolean; hookPayloads?: Record<string, unknown>; toolchain?: Toolchain } = {}): Promise<BundledFile[]> {
+  toolchain = opts.toolchain ?? ownToolchain;
+  const key = `${toolchain.packageRoot}\n${opts.hookPayloads ? JSON.stringify(opts.hookPayloads) : ''}`;
   let built = memo.get(key);
   if (!built || opts.fresh) {
     built = bundleAll(opts.hookPayloads);

@@ -45,6 +45,7 @@ const FAMILIES: Record<string, () => Promise<HandlerModule>> = {
   stats: () => import('./commands/stats.ts'),
   commits: () => import('./commands/commits.ts'),
   worktree: () => import('./commands/worktree.ts'),
+  docs: () => import('./commands/docs.ts'),
   health: () => import('./commands/health.ts'),
   'package-legitimacy': () => import('./commands/package-legitimacy.ts'),
   // Bundled apart (gsd-core/bin/gsd-install.cjs): only these two verbs load the installer.

@@ -8,6 +8,7 @@ import type { Invocation } from '../cli/parse.ts';
 import type { Ctx } from '../core/context.ts';
 import { CliError } from '../core/errors.ts';
 import { exists, isDir, listDir, readTextIfExists } from '../core/fs.ts';
+import { decodeJson } from '../core/json.ts';
 import type { YamlMap } from '../md/frontmatter.ts';
 import { currentFrontmatter, healWarning, parseStateHealing } from '../planning/state.ts';
 import { loadConfig, getPath, type JsonMap } from '../config/config.ts';
@@ -89,6 +90,8 @@ const PROJECT_MILESTONE_WORKFLOWS: Record<string, InitSpec> = {
     parts: ['brownfield', 'search', 'plan-settings'],
   },
   'map-codebase': { models: { mapper: 'gsd-codebase-mapper' }, parts: ['brownfield'] },
+  'ingest-docs': { models: { classifier: 'gsd-doc-classifier', roadmapper: 'gsd-roadmapper' }, parts: ['brownfield'] },
+  'docs-update': { models: { classifier: 'gsd-doc-classifier', writer: 'gsd-doc-writer', verifier: 'gsd-doc-verifier' }, parts: ['brownfield'] },
   'new-milestone': {
     models: { researcher: 'gsd-project-researcher', synthesizer: 'gsd-research-synthesizer', roadmapper: 'gsd-roadmapper' },
     parts: ['milestone', 'archives', 'search'],
@@ -593,11 +596,9 @@ function installPart(ic: InitContext) {
   let installed: Installed | null = null;
   const text = readTextIfExists(file);
   if (text !== null) {
-    try {
-      installed = JSON.parse(text) as Installed;
-    } catch {
-      ic.ctx.warn(`${file}: not valid JSON; treating GSD as not installed by gsd-tools install`);
-    }
+    const decoded = decodeJson<Installed>(text);
+    if (decoded.problem) ic.ctx.warn(`${file}: not valid JSON; treating GSD as not installed by gsd-tools install`);
+    installed = decoded.value;
   }
   const patches = path.join(root, 'gsd-local-patches');
   const { facts, problem } = readBundleFacts(ic.ctx.coreDir);

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Handler } from '../cli/handler.ts';
 import { refused, usage } from '../core/errors.ts';
-import { bundleFromDir, checkManifest, findBundleDir, MANIFEST_FILE, sha256 } from '../install/bundle.ts';
+import { bundleFromDir, findBundleDir, MANIFEST_FILE, parseManifest, sha256 } from '../install/bundle.ts';
 import { hasInstallState, install, INSTALLED_FILE, resolvePlacement, uninstall, type Report } from '../install/install.ts';
 import { checkBundleSignature, MANIFEST_SIGNATURE_FILE, pinnedKey, type PublicKey, type SignatureReport } from '../install/signature.ts';
 import type { Invocation } from '../cli/parse.ts';
@@ -99,7 +99,7 @@ const uninstallHandler: Handler = (inv, ctx) => {
     const bundleDir = findBundleDir(ctx.coreDir);
     if (!bundleDir) throw refused(`no GSD install record next to this gsd-tools (${path.join(own, INSTALLED_FILE)}); run the installed copy: node <root>/gsd-core/bin/gsd-tools.cjs uninstall`);
     const manifestPath = path.join(bundleDir, MANIFEST_FILE);
-    const manifest = checkManifest(JSON.parse(fs.readFileSync(manifestPath, 'utf8')), manifestPath);
+    const manifest = parseManifest(fs.readFileSync(manifestPath, 'utf8'), manifestPath);
     if (options.scope && options.scope !== manifest.scope) throw usage(`this is the ${manifest.scope} bundle; --${options.scope} needs the ${options.scope} bundle`);
     root = resolvePlacement(manifest, { home: homeOf(ctx.env), cwd: ctx.cwd, env: ctx.env, ...(options.configDir !== undefined ? { configDir: options.configDir } : {}) }).root;
   }

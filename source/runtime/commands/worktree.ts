@@ -22,6 +22,7 @@ import type { Result } from '../cli/output.ts';
 import type { Ctx } from '../core/context.ts';
 import { CliError, refused } from '../core/errors.ts';
 import { writeAtomic, readTextIfExists, safeUnlink } from '../core/fs.ts';
+import { decodeJson } from '../core/json.ts';
 import { clearIndexLock, git, gitIndexed, gitVersion, repoInfo, versionAtLeast, withRepoLock, WORKTREE_FOLDER, type RepoInfo } from '../core/git.ts';
 import { holderAlive, processStart, withLock } from '../core/lock.ts';
 import { loadConfig } from '../config/config.ts';
@@ -131,12 +132,8 @@ const recordFile = (repo: Repo, plan: string) => path.join(repo.folder, `${plan}
 function readRecord(repo: Repo, plan: string): WorktreeRecord | null {
   const text = readTextIfExists(recordFile(repo, plan));
   if (text === null) return null;
-  try {
-    const rec = JSON.parse(text) as WorktreeRecord;
-    return rec && rec.version === 1 && rec.plan === plan ? rec : null;
-  } catch {
-    return null;
-  }
+  const rec = decodeJson<WorktreeRecord>(text).value;
+  return rec && rec.version === 1 && rec.plan === plan ? rec : null;
 }
 
 function allRecords(repo: Repo): WorktreeRecord[] {
@@ -189,12 +186,7 @@ function restoreAfterHookCrash(ctx: Ctx, repo: Repo): string | null {
   const marker = path.join(repo.folder, '.hook-run.json');
   const text = readTextIfExists(marker);
   if (text === null) return null;
-  let m: { ref?: string; head?: string; base?: string };
-  try {
-    m = JSON.parse(text) as typeof m;
-  } catch {
-    m = {};
-  }
+  const m = decodeJson<{ ref?: string; head?: string; base?: string }>(text).value ?? {};
   const top = repo.main.top;
   const detached = !git(ctx, ['symbolic-ref', '-q', 'HEAD'], { cwd: top }).ok;
   const at = git(ctx, ['rev-parse', '-q', '--verify', 'HEAD'], { cwd: top }).stdout.trim();

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { LandingPolicy } from '../install/bundle-types.ts';
+import { decodeJson, describeJsonProblem } from './json.ts';
 
 /** Where the facts sit, relative to gsd-core/. */
 export const BUNDLE_FACTS_FILE = 'bin/runtime.json';
@@ -52,23 +53,24 @@ export function readBundleFacts(coreDir: string): { facts: BundleFacts | null; p
 }
 
 function parseFacts(text: string, file: string): { facts: BundleFacts | null; problem: string | null } {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return { facts: null, problem: `${file}: expected JSON, found a parse error (${(error as Error).message})` };
-  }
+  const { value, problem } = decodeJson<BundleFacts>(text, factsExpected);
+  if (problem?.kind === 'syntax') return { facts: null, problem: `${file}: expected JSON, found a parse error (${problem.detail})` };
+  return problem ? { facts: null, problem: describeJsonProblem(problem, file) } : { facts: value, problem: null };
+}
+
+/** What the value lacks to be the facts gsd-build writes, or null. */
+function factsExpected(value: unknown): string | null {
   const v = value as Partial<BundleFacts> | null;
   const strings = ['target', 'runtime', 'root', 'instructionFile', 'invocation'] as const;
   const bad = v === null || typeof v !== 'object' ? 'an object' : strings.find((key) => typeof v[key] !== 'string' || v[key] === '');
-  if (bad) return { facts: null, problem: `${file}: expected ${bad === 'an object' ? bad : `a non-empty string "${bad}"`}; the file is not what gsd-build writes` };
-  if (v!.scope !== 'global' && v!.scope !== 'local') return { facts: null, problem: `${file}: expected "scope" global or local, found ${JSON.stringify(v!.scope)}` };
-  if (v!.base !== 'home' && v!.base !== 'project') return { facts: null, problem: `${file}: expected "base" home or project, found ${JSON.stringify(v!.base)}` };
+  if (bad) return `${bad === 'an object' ? bad : `a non-empty string "${bad}"`}; the file is not what gsd-build writes`;
+  if (v!.scope !== 'global' && v!.scope !== 'local') return `"scope" global or local, found ${JSON.stringify(v!.scope)}`;
+  if (v!.base !== 'home' && v!.base !== 'project') return `"base" home or project, found ${JSON.stringify(v!.base)}`;
   const landing = v!.landing as Partial<LandingPolicy> | undefined;
   if (!landing || typeof landing !== 'object' || landing.target !== v!.target || landing.scope !== v!.scope || !Array.isArray(landing.owned) || !Array.isArray(landing.merged)) {
-    return { facts: null, problem: `${file}: expected "landing", the landing policy of ${v!.target} ${v!.scope}` };
+    return `"landing", the landing policy of ${v!.target} ${v!.scope}`;
   }
-  return { facts: v as BundleFacts, problem: null };
+  return null;
 }
 
 /** The landing policies this gsd-tools may install or uninstall under: its own bundle's, or none (so the installer refuses). */

@@ -100,27 +100,60 @@ export function jsonErrorOffset(text: string): number {
   }
 }
 
-/** Parse JSON text or throw a CliError naming `label:line:col`. */
-export function parseJson(text: string, label: string, maxBytes = MAX_JSON_BYTES): unknown {
-  if (Buffer.byteLength(text, 'utf8') > maxBytes) {
-    throw new CliError('invalid-args', `${label}: JSON input is over the ${maxBytes}-byte limit`);
-  }
+/** Why JSON text was not taken, with the place where the text says where. */
+export type JsonProblem =
+  | { kind: 'too-large'; maxBytes: number }
+  /** `detail` is JSON.parse's own message; `near` the text at the error. */
+  | { kind: 'syntax'; line: number; col: number; near: string; detail: string }
+  /** `line` is null when the key's text cannot be found (an escaped spelling). */
+  | { kind: 'forbidden-key'; key: string; path: string; line: number | null }
+  /** What the caller's check expected, in its words. */
+  | { kind: 'shape'; expected: string };
+
+export type JsonResult<T> = { value: T; problem: null } | { value: null; problem: JsonProblem };
+
+/**
+ * The one way built code reads JSON it did not just make: size-capped, parsed,
+ * free of keys that reach a prototype, then held to `expect` (null when the
+ * value fits, else what was expected). Callers word the problem for their user.
+ */
+export function decodeJson<T>(text: string, expect: (value: unknown) => string | null = () => null, maxBytes = MAX_JSON_BYTES): JsonResult<T> {
+  if (Buffer.byteLength(text, 'utf8') > maxBytes) return { value: null, problem: { kind: 'too-large', maxBytes } };
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    void error;
     const offset = jsonErrorOffset(text);
-    const { line, col } = lineCol(text, offset);
     const near = text.slice(offset, offset + 12).split('\n')[0] || 'end of input';
-    throw new CliError('invalid-args', `${label}:${line}:${col}: invalid JSON near ${JSON.stringify(near)}`);
+    return { value: null, problem: { kind: 'syntax', ...lineCol(text, offset), near, detail: (error as Error).message } };
   }
   const bad = findForbiddenKey(value, '');
   if (bad !== null) {
     const offset = text.indexOf(`"${bad.key}"`);
-    const where = offset < 0 ? label : `${label}:${lineCol(text, offset).line}`;
-    throw new CliError('invalid-args', `${where}: key "${bad.key}" is not allowed (at ${bad.path || '/'})`);
+    return { value: null, problem: { kind: 'forbidden-key', ...bad, line: offset < 0 ? null : lineCol(text, offset).line } };
   }
+  const expected = expect(value);
+  return expected === null ? { value: value as T, problem: null } : { value: null, problem: { kind: 'shape', expected } };
+}
+
+/** The problem as `label[:line[:col]]: what` (the wording of parseJson's errors). */
+export function describeJsonProblem(problem: JsonProblem, label: string): string {
+  switch (problem.kind) {
+    case 'too-large':
+      return `${label}: JSON input is over the ${problem.maxBytes}-byte limit`;
+    case 'syntax':
+      return `${label}:${problem.line}:${problem.col}: invalid JSON near ${JSON.stringify(problem.near)}`;
+    case 'forbidden-key':
+      return `${problem.line === null ? label : `${label}:${problem.line}`}: key "${problem.key}" is not allowed (at ${problem.path || '/'})`;
+    case 'shape':
+      return `${label}: expected ${problem.expected}`;
+  }
+}
+
+/** Parse JSON text or throw a CliError naming `label:line:col`. */
+export function parseJson(text: string, label: string, maxBytes = MAX_JSON_BYTES): unknown {
+  const { value, problem } = decodeJson(text, undefined, maxBytes);
+  if (problem) throw new CliError('invalid-args', describeJsonProblem(problem, label));
   return value;
 }
 

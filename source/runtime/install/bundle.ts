@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { BundleManifest } from './bundle-types.ts';
 import { refused } from '../core/errors.ts';
+import { decodeJson, describeJsonProblem } from '../core/json.ts';
 
 export const MANIFEST_FILE = 'gsd-file-manifest.json';
 export const README_FILE = 'README.txt';
@@ -70,7 +71,7 @@ export function checkManifest(value: unknown, label: string): BundleManifest {
 export function bundleFromFiles(files: ReadonlyMap<string, Uint8Array>, label = 'bundle'): Bundle {
   const manifestBytes = files.get(MANIFEST_FILE);
   if (!manifestBytes) throw refused(`${label}: no ${MANIFEST_FILE}; this is not a GSD bundle`);
-  const manifest = checkManifest(parseJson(Buffer.from(manifestBytes).toString('utf8'), `${label}/${MANIFEST_FILE}`), `${label}/${MANIFEST_FILE}`);
+  const manifest = parseManifest(Buffer.from(manifestBytes).toString('utf8'), `${label}/${MANIFEST_FILE}`);
   for (const file of manifest.files) {
     const bytes = files.get(file.path);
     if (!bytes) throw refused(`${label}: ${file.path} is listed in ${MANIFEST_FILE} but missing; the bundle is incomplete (download it again)`);
@@ -85,7 +86,7 @@ export function bundleFromDir(dir: string): Bundle {
   const manifestPath = path.join(dir, MANIFEST_FILE);
   if (!fs.existsSync(manifestPath)) throw refused(`${dir}: no ${MANIFEST_FILE}; run the installer from an unzipped GSD bundle`);
   files.set(MANIFEST_FILE, fs.readFileSync(manifestPath));
-  const manifest = checkManifest(parseJson(files.get(MANIFEST_FILE)!.toString(), manifestPath), manifestPath);
+  const manifest = parseManifest(files.get(MANIFEST_FILE)!.toString(), manifestPath);
   for (const file of manifest.files) {
     const full = path.join(dir, ...file.path.split('/'));
     let stat: fs.Stats;
@@ -108,9 +109,9 @@ export function findBundleDir(coreDir: string): string | null {
     const candidate = path.join(dir, MANIFEST_FILE);
     if (fs.existsSync(candidate)) {
       try {
-        const manifest = JSON.parse(fs.readFileSync(candidate, 'utf8')) as { files?: { path?: string }[] };
+        const manifest = decodeJson<{ files?: { path?: string }[] }>(fs.readFileSync(candidate, 'utf8')).value;
         const relative = path.relative(dir, self).split(path.sep).join('/');
-        if (manifest.files?.some((file) => file.path === relative)) return dir;
+        if (manifest?.files?.some((file) => file.path === relative)) return dir;
       } catch {
         // not ours; keep looking
       }
@@ -122,10 +123,10 @@ export function findBundleDir(coreDir: string): string | null {
   return null;
 }
 
-function parseJson(text: string, label: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw refused(`${label}: not valid JSON (${(error as Error).message}); download the bundle again`);
-  }
+/** A bundle's gsd-file-manifest.json text, parsed and checked, or refused. */
+export function parseManifest(text: string, label: string): BundleManifest {
+  const { value, problem } = decodeJson(text);
+  if (problem?.kind === 'syntax') throw refused(`${label}: not valid JSON (${problem.detail}); download the bundle again`);
+  if (problem) throw refused(`${describeJsonProblem(problem, label)}; download the bundle again`);
+  return checkManifest(value, label);
 }

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { failed, refused, usage } from '../core/errors.ts';
+import { decodeJson } from '../core/json.ts';
 import { escapeRegExp } from '../core/text.ts';
 import { sha256, unsafePath, type Bundle, type BundleManifest } from './bundle.ts';
 import { isEmptyConfig, mergeConfig, undoEdits, unmergeConfig, type Added, type Edit, type MergeFormat } from './merge.ts';
@@ -277,24 +278,22 @@ export function readInstalled(root: string): InstalledManifest | null {
   } catch {
     return null;
   }
-  let value: InstalledManifest;
-  try {
-    value = JSON.parse(text) as InstalledManifest;
-  } catch (error) {
-    throw refused(`${file}: not valid JSON (${(error as Error).message}); the record of the install is damaged, nothing was changed`);
-  }
-  const strings = ['target', 'scope', 'base', 'root', 'bundleRoot'] as const;
-  if (
-    value?.installManifestVersion !== 1 ||
-    !Array.isArray(value.files) ||
-    !Array.isArray(value.config) ||
-    !Array.isArray(value.dirs) ||
-    strings.some((key) => typeof value[key] !== 'string') ||
-    (value.relocation !== null && (typeof value.relocation?.from !== 'string' || typeof value.relocation?.to !== 'string'))
-  ) {
-    throw refused(`${file}: not an install record this gsd-tools can read; nothing was changed`);
-  }
+  const { value, problem } = decodeJson<InstalledManifest>(text, (value) => (isInstallRecord(value as InstalledManifest) ? null : 'an install record'));
+  if (problem?.kind === 'syntax') throw refused(`${file}: not valid JSON (${problem.detail}); the record of the install is damaged, nothing was changed`);
+  if (problem) throw refused(`${file}: not an install record this gsd-tools can read; nothing was changed`);
   return value;
+}
+
+function isInstallRecord(value: InstalledManifest | null): boolean {
+  const strings = ['target', 'scope', 'base', 'root', 'bundleRoot'] as const;
+  return (
+    value?.installManifestVersion === 1 &&
+    Array.isArray(value.files) &&
+    Array.isArray(value.config) &&
+    Array.isArray(value.dirs) &&
+    strings.every((key) => typeof value[key] === 'string') &&
+    (value.relocation === null || (typeof value.relocation?.from === 'string' && typeof value.relocation?.to === 'string'))
+  );
 }
 
 /** Whether `root` holds anything of a GSD install: its record, or what an interrupted run left. */

@@ -17,6 +17,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { failed, refused } from '../core/errors.ts';
+import { decodeJson } from '../core/json.ts';
 import { sha256 } from './bundle.ts';
 import type { MergeFormat } from './merge.ts';
 
@@ -219,12 +220,13 @@ export function readJournal(root: string): Journal | null {
   } catch {
     return null;
   }
-  let value: Journal;
-  try {
-    value = JSON.parse(text) as Journal;
-  } catch (error) {
-    throw refused(`${journalFile(root)}: not valid JSON (${(error as Error).message}); the journal of an interrupted install is damaged, nothing was changed`);
-  }
+  const { value, problem } = decodeJson<Journal>(text, (value) => (isJournal(value as Journal) ? null : 'an install journal'));
+  if (problem?.kind === 'syntax') throw refused(`${journalFile(root)}: not valid JSON (${problem.detail}); the journal of an interrupted install is damaged, nothing was changed`);
+  if (problem) throw refused(`${journalFile(root)}: not an install journal this gsd-tools can read; nothing was changed`);
+  return value;
+}
+
+function isJournal(value: Journal | null): boolean {
   const strings = ['action', 'token', 'target', 'scope', 'base', 'root', 'bundleRoot'] as const;
   const stepOk = (step: Step) =>
     (step?.op === 'write' || step?.op === 'remove') &&
@@ -232,18 +234,15 @@ export function readJournal(root: string): Journal | null {
     typeof step.path === 'string' &&
     typeof step.dest === 'string' &&
     [step.before, step.after].every((state) => state === null || (typeof state?.sha256 === 'string' && /^[0-9a-f]{64}$/.test(state.sha256) && Number.isInteger(state.mode)));
-  if (
-    value?.journalVersion !== 1 ||
-    strings.some((key) => typeof value[key] !== 'string') ||
-    !/^[A-Za-z0-9-]+$/.test(value.token) ||
-    !Array.isArray(value.steps) ||
-    !value.steps.every(stepOk) ||
-    !Array.isArray(value.dirs) ||
-    !Array.isArray(value.prune)
-  ) {
-    throw refused(`${journalFile(root)}: not an install journal this gsd-tools can read; nothing was changed`);
-  }
-  return value;
+  return (
+    value?.journalVersion === 1 &&
+    strings.every((key) => typeof value[key] === 'string') &&
+    /^[A-Za-z0-9-]+$/.test(value.token) &&
+    Array.isArray(value.steps) &&
+    value.steps.every(stepOk) &&
+    Array.isArray(value.dirs) &&
+    Array.isArray(value.prune)
+  );
 }
 
 export function hasJournalDir(root: string): boolean {
@@ -253,10 +252,10 @@ export function hasJournalDir(root: string): boolean {
 /** The folders GSD created to hold the root, kept until a record or journal lists them. */
 export function readRootDirs(root: string): string[] {
   try {
-    const value = JSON.parse(fs.readFileSync(path.join(journalDir(root), DIRS_FILE), 'utf8')) as { dirs?: unknown };
+    const value = decodeJson<{ dirs?: unknown }>(fs.readFileSync(path.join(journalDir(root), DIRS_FILE), 'utf8')).value;
     const resolved = path.resolve(root);
     // Only the root and folders above it, never the file system's root.
-    return Array.isArray(value.dirs) ? value.dirs.filter((dir): dir is string => typeof dir === 'string' && path.isAbsolute(dir) && path.dirname(dir) !== dir && (resolved === dir || resolved.startsWith(dir + path.sep))) : [];
+    return Array.isArray(value?.dirs) ? value.dirs.filter((dir): dir is string => typeof dir === 'string' && path.isAbsolute(dir) && path.dirname(dir) !== dir && (resolved === dir || resolved.startsWith(dir + path.sep))) : [];
   } catch {
     return [];
   }
