@@ -60,8 +60,11 @@ incremental('should write byte-identical output to a clean build after edits, ad
   rmSync(path.join(box.source, 'gsd-core/references/renamed.md'));
   await assertSameAsClean(box, 'delete');
   // A target definition edited, then a target removed.
-  const claude = path.join(box.targets, 'claude/target.json');
-  writeFileSync(claude, readFileSync(claude, 'utf8').replace('"name": "Claude Code"', '"name": "Claude Code (edited)"'));
+  // The runtime's name, in its definition and in the facts checked against it.
+  for (const file of ['claude/target.json', 'claude/facts.json']) {
+    const full = path.join(box.targets, file);
+    writeFileSync(full, readFileSync(full, 'utf8').replace(/("(?:name|runtime)": )"Claude Code"/, '$1"Claude Code (edited)"'));
+  }
   await assertSameAsClean(box, 'target edit');
   rmSync(path.join(box.targets, 'zcode'), { recursive: true });
   rmSync(path.join(box.out, 'zcode'), { recursive: true });
