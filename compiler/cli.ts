@@ -10,6 +10,9 @@ import { layoutNames, parseLayout, type Layout } from './load/layout.ts';
 import type { CapabilitySource } from './load/load-capabilities.ts';
 import { createRequire } from 'node:module';
 import { writeTrees } from './write/write-tree.ts';
+import { writeBundles, type OutputState } from './write/output-state.ts';
+import { buildInputKey, defaultCacheDir, dropOutputState, readOutputState, stillOnDisk, writeOutputState } from './incremental.ts';
+import { readSourceTree, type SourceFile } from './load/read-source-tree.ts';
 import { compareWithGolden, formatGoldenFinding, goldenTrees, readGoldenFiles } from './golden/compare-golden.ts';
 import { compareWithBaseline, loadBudgets } from './check/check-budgets.ts';
 import { DEFAULT_TARGETS_DIR, loadTargets } from './targets/load-targets.ts';
@@ -52,8 +55,18 @@ Options:
   --profile <names> the skill profile(s) to ship, comma-separated (source/profiles.json:
                     core, standard, full; an add-on such as review only with another:
                     core,review); default full
+  --cache <dir>     the build cache (default: $GSD_BUILD_CACHE, else ~/.cache/gsd-build)
+  --no-cache        build from scratch and write every file, storing nothing
 
-Other verbs: check, ir, budgets, matrix, site, release, keygen, install (gsd-build <verb> --help).`,
+Other verbs: watch, check, ir, budgets, matrix, site, release, keygen, install (gsd-build <verb> --help).`,
+  watch: `Usage: gsd-build watch [--target <id> [--scope global|local] | --all] [options]
+
+Builds (every target and scope unless --target says), then rebuilds on every
+change under the source tree and the target definitions, a moment after the
+last change. Each rebuild prints its diagnostics and writes only the files
+whose bytes changed; a rebuild that fails writes nothing, so the last good
+output stays in place. Options as for a build (--source, --out, --targets,
+--layout, --cache, --no-cache). Ctrl-C stops.`,
   check: `Usage: gsd-build check [--update] [--source <dir>] [--golden <dir>]
 
 Builds every bundle afresh and compares it with the goldens (default ./golden),
@@ -135,7 +148,7 @@ profiles ship (default full).`,
 
 type Verb = keyof typeof HELP;
 
-interface Io {
+export interface Io {
   out: (text: string) => void;
   err: (text: string) => void;
 }
@@ -157,6 +170,8 @@ function resolveCapability(spec: string): CapabilitySource {
   return { dir: path.dirname(manifest), display: `npm:${spec}`, origin: 'third-party' };
 }
 
+type ParsedValues<T extends NonNullable<ParseArgsConfig['options']>> = ReturnType<typeof parse<T>>;
+
 export async function main(argv: string[], io: Io = defaultIo): Promise<number> {
   const verb: Verb = argv[0] && argv[0] in HELP && argv[0] !== 'build' ? (argv[0] as Verb) : 'build';
   const rest = verb === 'build' ? (argv[0] === 'build' ? argv.slice(1) : argv) : argv.slice(1);
@@ -170,6 +185,8 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         return await runBuild(rest, io);
       case 'check':
         return await runCheck(rest, io);
+      case 'watch':
+        return await runWatch(rest, io);
       case 'ir':
         return await runIr(rest, io);
       case 'budgets':
@@ -213,7 +230,11 @@ function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[]
   }
 }
 
-async function compileFrom(values: { source?: string | undefined; targets?: string | undefined; layout?: string | undefined; capability?: string[] | undefined }, io: Io): Promise<Compiled | null> {
+async function compileFrom(
+  values: { source?: string | undefined; targets?: string | undefined; layout?: string | undefined; capability?: string[] | undefined },
+  io: Io,
+  options: { outline?: boolean; cacheDir?: string; files?: SourceFile[] } = {},
+): Promise<Compiled | null> {
   const sourceDir = sourceOf(values);
   let layout: string | Layout | undefined = values.layout;
   let layoutFile = values.layout === undefined || layoutNames().includes(values.layout) ? undefined : values.layout;
@@ -229,7 +250,7 @@ async function compileFrom(values: { source?: string | undefined; targets?: stri
     layout = parsed.layout;
   }
   const capabilities = (values.capability ?? []).map(resolveCapability);
-  const compiled = await compile({ sourceDir, targetsDir: values.targets ?? DEFAULT_TARGETS_DIR, ...(layout ? { layout } : {}), capabilities });
+  const compiled = await compile({ sourceDir, targetsDir: values.targets ?? DEFAULT_TARGETS_DIR, ...(layout ? { layout } : {}), capabilities, ...options });
   layoutFile ??= `compiler/data/layouts/${compiled.layout}.json`;
   const targetsDisplay = values.targets ?? (path.relative(process.cwd(), DEFAULT_TARGETS_DIR) || 'targets');
   // A third-party capability's findings are named as it was given, not under the source dir.
@@ -266,14 +287,18 @@ function profileOption(value: string | undefined, compiled: Compiled): string[] 
   return parsed.names;
 }
 
+const BUILD_OPTIONS = {
+  target: { type: 'string', multiple: true },
+  scope: { type: 'string' },
+  all: { type: 'boolean' },
+  out: { type: 'string' },
+  profile: { type: 'string' },
+  cache: { type: 'string' },
+  'no-cache': { type: 'boolean' },
+} as const;
+
 async function runBuild(args: string[], io: Io): Promise<number> {
-  const values = parse(args, {
-    target: { type: 'string', multiple: true },
-    scope: { type: 'string' },
-    all: { type: 'boolean' },
-    out: { type: 'string' },
-    profile: { type: 'string' },
-  });
+  const values = parse(args, BUILD_OPTIONS);
   if (values.help) {
     io.out(HELP.build);
     return 0;
@@ -281,22 +306,127 @@ async function runBuild(args: string[], io: Io): Promise<number> {
   if (!values.all && !values.target) throw new UsageError('expected --target <id> or --all');
   if (values.all && (values.target || values.scope)) throw new UsageError('--all builds every target and scope; drop --target and --scope');
   if (values.scope !== undefined && !SCOPE_IDS.includes(values.scope as ScopeId)) throw new UsageError(`expected --scope global or local, found "${values.scope}"`);
+  return buildOnce(values, io);
+}
+
+/**
+ * One build: with a cache (the default), a build whose inputs and output are
+ * unchanged only replays what it printed, and any other writes only the files
+ * whose bytes changed (compiler/incremental.ts); --no-cache writes everything.
+ */
+async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: Io, options: { replay?: boolean } = {}): Promise<number> {
   const started = performance.now();
-  const compiled = await compileFrom(values, io);
+  const outRoot = values.out ?? 'dist';
+  const cacheDir = values['no-cache'] ? null : path.resolve(values.cache ?? defaultCacheDir());
+  const sourceDir = sourceOf(values);
+  const files = cacheDir ? await readSourceTree(sourceDir) : undefined;
+  const inputKey = cacheDir
+    ? await buildInputKey(files!, values.targets ?? DEFAULT_TARGETS_DIR, { target: values.target ?? null, scope: values.scope ?? null, all: values.all ?? false, layout: values.layout ?? null, profile: values.profile ?? null })
+    : '';
+  // Inputs outside the source tree and the targets (a layout file, third-party capabilities) are not in the key: such builds always build.
+  const keyed = (values.layout === undefined || layoutNames().includes(values.layout)) && (values.capability ?? []).length === 0;
+  const previous = cacheDir ? readOutputState(cacheDir, outRoot) : null;
+  const summary = (bundles: number, fileCount: number, written: number, keys: readonly string[]) =>
+    `built ${bundles} bundle(s), ${fileCount} files (${written} written), into ${outRoot}/ in ${Math.round(performance.now() - started)} ms: ${keys.join(', ')}`;
+  if (cacheDir && keyed && previous && previous.inputKey === inputKey && (await stillOnDisk(outRoot, previous))) {
+    if (options.replay !== false) previous.messages.err.forEach((line) => io.err(line));
+    io.out(summary(previous.built.length, previous.files, 0, previous.built));
+    if (options.replay !== false) previous.messages.out.forEach((line) => io.out(line));
+    return 0;
+  }
+  const printed: OutputState['messages'] = { out: [], err: [] };
+  const recording: Io = { out: (text) => (printed.out.push(text), io.out(text)), err: (text) => (printed.err.push(text), io.err(text)) };
+  const compiled = await compileFrom(values, recording, cacheDir ? { cacheDir, files: files! } : {});
   if (!compiled) return 1;
   const selections = selectBundles(compiled, values.target, values.scope as ScopeId | undefined, values.all ?? false);
-  const outRoot = values.out ?? 'dist';
   const { bundles, diagnostics } = emitBundles(compiled, selections, profileOption(values.profile, compiled));
-  if (!reportEmitted(diagnostics, io, outRoot)) return 1;
-  await writeTrees(outRoot, bundles);
-  const files = [...bundles.values()].reduce((sum, tree) => sum + tree.size, 0);
-  io.out(`built ${bundles.size} bundle(s), ${files} files, into ${outRoot}/ in ${Math.round(performance.now() - started)} ms: ${[...bundles.keys()].join(', ')}`);
-  if (!compiled.shipsRuntimeCli) io.out(`note: ${sourceOf(values)} ships no runtime CLI (no runtime/build.ts): its bundles carry no gsd-tools`);
+  if (!reportEmitted(diagnostics, recording, outRoot)) return 1;
+  const fileCount = [...bundles.values()].reduce((sum, tree) => sum + tree.size, 0);
+  let written = fileCount;
+  if (cacheDir) {
+    dropOutputState(cacheDir, outRoot);
+    const result = await writeBundles(outRoot, bundles, previous?.bundles ?? {});
+    written = result.written;
+    const notes = noteLines(compiled, selections, sourceOf(values));
+    writeOutputState(cacheDir, outRoot, { inputKey, messages: { out: notes, err: printed.err }, bundles: { ...previous?.bundles, ...result.records }, built: [...bundles.keys()], files: fileCount });
+  } else {
+    await writeTrees(outRoot, bundles);
+  }
+  io.out(summary(bundles.size, fileCount, written, [...bundles.keys()]));
+  noteLines(compiled, selections, sourceOf(values)).forEach((line) => io.out(line));
+  return 0;
+}
+
+/** Quiet time after the last change before a rebuild: editors save in bursts. */
+const WATCH_DEBOUNCE_MS = 150;
+
+async function runWatch(args: string[], io: Io, stop?: AbortSignal): Promise<number> {
+  const values = parse(args, BUILD_OPTIONS);
+  if (values.help) {
+    io.out(HELP.watch);
+    return 0;
+  }
+  if (values.all && (values.target || values.scope)) throw new UsageError('--all builds every target and scope; drop --target and --scope');
+  if (values.scope !== undefined && !SCOPE_IDS.includes(values.scope as ScopeId)) throw new UsageError(`expected --scope global or local, found "${values.scope}"`);
+  const selection = values.target ? values : { ...values, all: true };
+  const sourceDir = path.resolve(values.source ?? 'source');
+  const targetsDir = path.resolve(values.targets ?? DEFAULT_TARGETS_DIR);
+  const outRoot = path.resolve(values.out ?? 'dist');
+  const { watch } = await import('node:fs');
+  let running: Promise<void> | null = null;
+  let pending = false;
+  let timer: NodeJS.Timeout | undefined;
+  const rebuild = async (first: boolean) => {
+    // One build at a time; changes during a build start one more after it.
+    if (running) {
+      pending = true;
+      return;
+    }
+    running = (async () => {
+      try {
+        await buildOnce(selection, io, { replay: first });
+      } catch (error) {
+        if (error instanceof UsageError) throw error;
+        io.err(`gsd-build: the build failed: ${(error as Error).stack ?? String(error)}`);
+      }
+    })();
+    await running;
+    running = null;
+    if (pending) {
+      pending = false;
+      await rebuild(false);
+    }
+  };
+  await rebuild(true);
+  const changed = (root: string) => (_event: string, file: string | Buffer | null) => {
+    // The output and the cache may sit inside a watched folder; their writes are not edits.
+    const full = file ? path.resolve(root, String(file)) : root;
+    if (full === outRoot || full.startsWith(`${outRoot}${path.sep}`)) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void rebuild(false), WATCH_DEBOUNCE_MS);
+  };
+  const watchers = [watch(sourceDir, { recursive: true }, changed(sourceDir)), watch(targetsDir, { recursive: true }, changed(targetsDir))];
+  io.err(`watching ${values.source ?? 'source'} and ${values.targets ?? 'the project targets'} for changes (Ctrl-C stops)`);
+  await new Promise<void>((resolve) => {
+    const end = () => resolve();
+    process.once('SIGINT', end);
+    process.once('SIGTERM', end);
+    stop?.addEventListener('abort', end, { once: true });
+  });
+  clearTimeout(timer);
+  for (const watcher of watchers) watcher.close();
+  if (running) await running;
+  return 0;
+}
+
+function noteLines(compiled: Compiled, selections: readonly BundleSelection[], sourceLabel: string): string[] {
+  const lines: string[] = [];
+  if (!compiled.shipsRuntimeCli) lines.push(`note: ${sourceLabel} ships no runtime CLI (no runtime/build.ts): its bundles carry no gsd-tools`);
   for (const target of compiled.targets) {
     if (!selections.some((selection) => selection.target === target.definition.id)) continue;
-    for (const [scope, reason] of Object.entries(target.definition.unsupportedScopes ?? {})) io.out(`note: ${target.definition.id} has no ${scope} scope: ${reason}`);
+    for (const [scope, reason] of Object.entries(target.definition.unsupportedScopes ?? {})) lines.push(`note: ${target.definition.id} has no ${scope} scope: ${reason}`);
   }
-  return 0;
+  return lines;
 }
 
 function selectBundles(compiled: Compiled, targets: string[] | undefined, scope: ScopeId | undefined, all: boolean): BundleSelection[] {
@@ -361,7 +491,7 @@ async function runIr(args: string[], io: Io): Promise<number> {
     io.out(HELP.ir);
     return 0;
   }
-  const compiled = await compileFrom(values, io);
+  const compiled = await compileFrom(values, io, { outline: true });
   if (!compiled) return 1;
   if (values.json) {
     io.out(JSON.stringify(compiled.ir, null, 2));

@@ -6,13 +6,14 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { sortDiagnostics, type Diagnostic } from './diagnostics.ts';
 import type { CorpusIr } from './ir/types.ts';
-import { buildIr } from './load/build-ir.ts';
+import { buildIr, type NodeMemo } from './load/build-ir.ts';
+import { compilerFingerprint, hashParts, readCacheEntry, writeCacheEntry } from './cache/build-cache.ts';
 import { loadHooks, loadSettingsHooks, type HookEntry } from './load/load-hooks.ts';
 import { detectLayout, loadLayout, type Layout } from './load/layout.ts';
 import { readSourceTree, type SourceFile } from './load/read-source-tree.ts';
 import { firstPartySources, loadCapabilities, type CapabilitySource, type ConfigKeySpec, type SchemaNode } from './load/load-capabilities.ts';
 import { composeCapabilities, remapDiagnostics, type LineOrigin } from './compose/compose-capabilities.ts';
-import { buildCorpusRuntime } from './load/build-runtime.ts';
+import { buildCorpusRuntime, type BuiltRuntime } from './load/build-runtime.ts';
 import { checkFrontmatter } from './check/check-frontmatter.ts';
 import { checkReferences } from './check/check-references.ts';
 import { checkStepFiles } from './check/check-step-files.ts';
@@ -58,6 +59,12 @@ export interface CompileOptions {
   capabilities?: CapabilitySource[];
   /** A layout name from compiler/data/layouts, or a parsed layout (--layout FILE); detected from the tree when absent. */
   layout?: string | Layout;
+  /** Fill the IR's document outlines (only `gsd-build ir` shows them; they cost a full Markdown parse). */
+  outline?: boolean;
+  /** A build cache folder (compiler/cache): parsed nodes and built code are reused from it and stored in it. */
+  cacheDir?: string;
+  /** The source tree already read (readSourceTree), when the caller has it. */
+  files?: SourceFile[];
 }
 
 export interface Compiled {
@@ -86,11 +93,16 @@ export interface Compiled {
 
 /** load + check: everything that does not depend on a target. */
 export async function compile(options: CompileOptions): Promise<Compiled> {
-  const sourceFiles = await readSourceTree(options.sourceDir);
+  const sourceFiles = options.files ?? (await readSourceTree(options.sourceDir));
   const layout = typeof options.layout === 'string' ? loadLayout(options.layout) : (options.layout ?? detectLayout(new Set(sourceFiles.map((file) => file.path))));
   const version = await packageVersion();
+  const outline = options.outline ?? false;
   const vocabulary = whenVocabulary(sourceFiles, layout);
-  const corpus = buildIr(sourceFiles, vocabulary, layout);
+  // One slot per source folder, so building two corpora in turn keeps both warm.
+  const slot = hashParts([path.resolve(options.sourceDir)]).slice(0, 24);
+  const memo = options.cacheDir ? readNodeMemo(options.cacheDir, slot, layout, outline, vocabulary) : undefined;
+  const corpus = buildIr(sourceFiles, vocabulary, layout, { outline, ...(memo ? { memo } : {}) });
+  if (options.cacheDir && memo) writeNodeMemo(options.cacheDir, slot, memo);
   const { assets, diagnostics } = corpus;
   const { targets, diagnostics: targetDiagnostics } = await loadTargets(options.targetsDir);
   let budgets: LoadedBudgets | null = null;
@@ -138,7 +150,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
   ];
   // Findings on composed text belong to the files people edit: a host's own lines, a fragment, capability.json.
   diagnostics.push(...(composed.origins ? remapDiagnostics(checked, composed.origins) : checked));
-  const runtime = await buildCorpusRuntime(options.sourceDir, hookPayloads(targets), REPO_ROOT, configSlices(ir));
+  const runtime = await cachedRuntime(options, files, hookPayloads(targets), configSlices(ir));
   diagnostics.push(...runtime.diagnostics);
   const built = runtime.files;
   const generated: GeneratedFile[] = [
@@ -257,6 +269,40 @@ async function composeStage(options: CompileOptions, layout: Layout, version: st
 async function readConfigSchema(sourceDir: string, layout: Layout): Promise<SchemaNode | null> {
   const file = layout.settings ? path.join(sourceDir, layout.settings.configSchema) : null;
   return file && existsSync(file) ? (JSON.parse(await readFile(file, 'utf8')) as SchemaNode) : null;
+}
+
+/**
+ * The built code depends on the corpus's code, not its Markdown: the key
+ * hashes every other source file (and the compiler's fingerprint, which
+ * covers the locked dependencies), so a prose edit reuses the last build.
+ */
+async function cachedRuntime(options: CompileOptions, files: readonly { path: string; bytes: Uint8Array }[], payloads: Record<string, unknown>, slices: Record<string, ConfigKeySpec>): Promise<BuiltRuntime> {
+  if (!options.cacheDir) return buildCorpusRuntime(options.sourceDir, payloads, REPO_ROOT, slices);
+  const key = hashParts([compilerFingerprint(), JSON.stringify(payloads), JSON.stringify(slices), ...files.filter((file) => !file.path.endsWith('.md')).flatMap((file) => [file.path, file.bytes])]);
+  const slot = `generated-${hashParts([path.resolve(options.sourceDir)]).slice(0, 24)}`;
+  const cached = readCacheEntry<BuiltRuntime>(options.cacheDir, slot, key);
+  if (cached && Array.isArray(cached.files) && Array.isArray(cached.diagnostics) && typeof cached.shipsCli === 'boolean') return cached;
+  const built = await buildCorpusRuntime(options.sourceDir, payloads, REPO_ROOT, slices);
+  // A failed build is not kept: its cause may lie outside the key (a missing package, say).
+  if (built.diagnostics.length === 0) writeCacheEntry(options.cacheDir, slot, key, built);
+  return built;
+}
+
+function readNodeMemo(cacheDir: string, slot: string, layout: Layout, outline: boolean, vocabulary: WhenVocabulary): NodeMemo {
+  const salt = hashParts([compilerFingerprint(), layoutKey(layout), outline ? 'outline' : '', vocabulary.table ?? '', ...[...vocabulary.atoms].sort()]);
+  const previous = readCacheEntry<Map<string, Uint8Array>>(cacheDir, `nodes-${slot}`, salt);
+  return { salt, previous: previous instanceof Map ? previous : new Map(), next: new Map() };
+}
+
+/** Stores the nodes this build used (and only those), when they differ from what was read. */
+function writeNodeMemo(cacheDir: string, slot: string, memo: NodeMemo): void {
+  const same = memo.next.size === memo.previous.size && [...memo.next].every(([key, entry]) => memo.previous.get(key) === entry);
+  if (!same) writeCacheEntry(cacheDir, `nodes-${slot}`, memo.salt, memo.next);
+}
+
+/** A layout as cache-key text: every field (a layout file's too), patterns by their source. */
+function layoutKey(layout: Layout): string {
+  return JSON.stringify(layout, (_key, value: unknown) => (value instanceof RegExp ? `/${value.source}/${value.flags}` : value));
 }
 
 async function packageVersion(): Promise<string> {

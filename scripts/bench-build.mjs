@@ -1,59 +1,169 @@
 #!/usr/bin/env node
-// Wall time of `gsd-build --all` on source/ and on the upstream corpus
-// (median of 5 runs each), next to `node -e 0` measured in the same run, and
-// the output size per runtime. Usage: node scripts/bench-build.mjs [runs]
+// Build speed in one run, each figure the median of N runs with min and max and
+// the load average when it was taken (the machine is shared: read ratios, not
+// seconds):
+//   upstream installer: its 30 installs (15 runtimes × global, local), each
+//     with its own temporary HOME and project, by the dev dependency's own
+//     bin/install.js;
+//   gsd-build on the same corpus: cold (empty cache, empty output), warm (no
+//     change) and after one edited file;
+//   gsd-build on source/: cold and warm;
+//   scale: a synthetic corpus (scripts/gen-corpus.mjs) at 1×, 10×, 100× the size
+//     of source/, one bundle (claude/global), cold and after one edited file,
+//     with peak memory.
+// Usage: node scripts/bench-build.mjs [--runs N] [--only installer,upstream,source,scale] [--scales 1,10,100]
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { generate } from './gen-corpus.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const runs = Number(process.argv[2] ?? 5);
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, only: { type: 'string' }, scales: { type: 'string', default: '1,10,100' } } });
+const runs = Number(values.runs);
+const only = values.only ? new Set(values.only.split(',')) : null;
+const wanted = (part) => only === null || only.has(part);
 const bin = path.join(root, 'compiler/bin/gsd-build.mjs');
 const upstream = path.join(root, 'node_modules/@opengsd/gsd-core');
+const installer = path.join(upstream, 'bin/install.js');
+/** The 15 runtimes the upstream installer installs (its --<runtime> flags). */
+const UPSTREAM_RUNTIMES = ['claude', 'codex', 'opencode', 'kilo', 'kimi', 'augment', 'codebuddy', 'copilot', 'antigravity', 'cursor', 'windsurf', 'trae', 'cline', 'qwen', 'hermes'];
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'gsd-bench-'));
 
-function time(args) {
+const load = () => os.loadavg().map((value) => value.toFixed(2)).join(' ');
+
+/** Wall time (ms) and peak RSS (KiB, when /usr/bin/time is there) of one command. */
+function run(command, args, options = {}) {
   const started = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8' });
+  const wrapped = TIME ? spawnSync(TIME, ['-f', 'peak-rss-kib %M', command, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, ...options }) : spawnSync(command, args, { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, ...options });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (result.status !== 0) throw new Error(`${args.join(' ')} failed:\n${result.stderr.slice(-2000)}`);
-  return ms;
+  if (wrapped.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${wrapped.status}):\n${wrapped.stderr.slice(-3000)}`);
+  const rss = /peak-rss-kib (\d+)/.exec(wrapped.stderr)?.[1];
+  return { ms, rssKib: rss ? Number(rss) : null, stdout: wrapped.stdout };
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const gsdBuild = (args, options) => run(process.execPath, [bin, ...args], { cwd: root, ...options });
 
-function sizeOf(dir) {
-  let bytes = 0;
+/** Runs `once` `runs` times (after `before` each time) and prints the median, min, max and the load. */
+function series(label, once, before = () => {}) {
+  const samples = [];
+  const loadBefore = load();
+  for (let index = 0; index < runs; index += 1) {
+    before(index);
+    samples.push(once(index));
+  }
+  const times = samples.map((sample) => sample.ms).sort((a, b) => a - b);
+  const median = times[Math.floor(times.length / 2)];
+  const rss = samples.map((sample) => sample.rssKib).filter((value) => value !== null);
+  const written = samples.map((sample) => /\((\d+) written\)/.exec(sample.stdout ?? '')?.[1]).filter(Boolean);
+  console.log(
+    `${label.padEnd(44)} ${median.toFixed(0).padStart(7)} ms median of ${runs} (min ${times[0].toFixed(0)}, max ${times[times.length - 1].toFixed(0)})` +
+      `${rss.length ? `, peak RSS ${(Math.max(...rss) / 1024).toFixed(0)} MiB` : ''}${written.length ? `, files written ${[...new Set(written)].join('/')}` : ''}; load ${loadBefore} -> ${load()}`,
+  );
+  return median;
+}
+
+const fresh = (name) => {
+  const dir = path.join(scratch, name);
+  rmSync(dir, { recursive: true, force: true });
+  return dir;
+};
+
+/** Appends a line to a file (a new one each run), the one-file edit. */
+const edit = (file, index) => appendFileSync(file, `\nEdited by the benchmark, run ${index} at ${process.hrtime.bigint()}.\n`);
+
+const results = {};
+console.log(`gsd-build benchmark: ${os.cpus().length} CPUs, node ${process.version}, load ${load()}`);
+results.node = series('node -e 0', () => run(process.execPath, ['-e', '0']));
+
+if (wanted('installer')) {
+  results.installer = series('upstream installer, 30 installs', () => {
+    const started = process.hrtime.bigint();
+    let peak = 0;
+    for (const runtime of UPSTREAM_RUNTIMES) {
+      for (const scope of ['global', 'local']) {
+        const home = mkdtempSync(path.join(scratch, 'home-'));
+        const project = mkdtempSync(path.join(scratch, 'project-'));
+        const result = run(process.execPath, [installer, `--${runtime}`, `--${scope}`], { cwd: project, env: { ...process.env, HOME: home, USERPROFILE: home, CI: '1' } });
+        peak = Math.max(peak, result.rssKib ?? 0);
+        rmSync(home, { recursive: true, force: true });
+        rmSync(project, { recursive: true, force: true });
+      }
+    }
+    return { ms: Number(process.hrtime.bigint() - started) / 1e6, rssKib: peak || null };
+  });
+}
+
+if (wanted('upstream')) {
+  const out = path.join(scratch, 'up-out');
+  const cache = path.join(scratch, 'up-cache');
+  results.upstreamCold = series('gsd-build --all, upstream corpus: cold', () => gsdBuild(['--all', '--source', upstream, '--out', out, '--cache', cache]), () => {
+    fresh('up-out');
+    fresh('up-cache');
+  });
+  results.upstreamWarm = series('gsd-build --all, upstream corpus: no change', () => gsdBuild(['--all', '--source', upstream, '--out', out, '--cache', cache]));
+  const corpus = path.join(scratch, 'up-corpus');
+  cpSync(upstream, corpus, { recursive: true });
+  gsdBuild(['--all', '--source', corpus, '--out', out, '--cache', cache]);
+  const workflow = path.join(corpus, 'gsd-core/workflows', readdirSync(path.join(corpus, 'gsd-core/workflows')).filter((name) => name.endsWith('.md')).sort()[0]);
+  results.upstreamOne = series('gsd-build --all, upstream corpus: one edit', () => gsdBuild(['--all', '--source', corpus, '--out', out, '--cache', cache]), (index) => edit(workflow, index));
   let files = 0;
-  const walk = (current) => {
-    for (const entry of readdirSync(current, { withFileTypes: true })) {
-      const full = path.join(current, entry.name);
+  let bytes = 0;
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
       else {
-        bytes += statSync(full).size;
         files += 1;
+        bytes += statSync(full).size;
       }
     }
   };
-  walk(dir);
-  return { bytes, files };
+  for (const target of readdirSync(out)) walk(path.join(out, target));
+  console.log(`  (${files} files, ${(bytes / 1024 / 1024).toFixed(0)} MiB in ${readdirSync(out).length} targets)`);
 }
 
-const baseline = median(Array.from({ length: runs }, () => time(['-e', '0'])));
-console.log(`node -e 0: ${baseline.toFixed(0)} ms (median of ${runs})`);
+if (wanted('source')) {
+  const out = path.join(scratch, 'src-out');
+  const cache = path.join(scratch, 'src-cache');
+  results.sourceCold = series('gsd-build --all, source/: cold', () => gsdBuild(['--all', '--out', out, '--cache', cache]), () => {
+    fresh('src-out');
+    fresh('src-cache');
+  });
+  results.sourceWarm = series('gsd-build --all, source/: no change', () => gsdBuild(['--all', '--out', out, '--cache', cache]));
+}
 
-for (const [label, source] of [['source/', 'source'], ['upstream @opengsd/gsd-core', upstream]]) {
-  const out = mkdtempSync(path.join(os.tmpdir(), 'gsd-bench-'));
-  const times = Array.from({ length: runs }, () => time([bin, '--all', '--source', source, '--out', out]));
-  const wall = median(times);
-  console.log(`\n${label}: gsd-build --all ${wall.toFixed(0)} ms median of ${runs} (${(wall / baseline).toFixed(1)}x node -e 0; runs ${times.map((t) => t.toFixed(0)).join(', ')})`);
-  const perRuntime = new Map();
-  for (const target of readdirSync(out).filter((name) => !name.startsWith('.')).sort()) {
-    for (const scope of readdirSync(path.join(out, target)).sort()) {
-      const { bytes, files } = sizeOf(path.join(out, target, scope));
-      perRuntime.set(`${target}/${scope}`, `${files} files, ${(bytes / 1024).toFixed(0)} KiB`);
-    }
+if (wanted('scale')) {
+  for (const scale of values.scales.split(',').map(Number)) {
+    const corpus = path.join(scratch, `syn-${scale}`);
+    const { files } = generate(scale, corpus);
+    const out = path.join(scratch, `syn-${scale}-out`);
+    const cache = path.join(scratch, `syn-${scale}-cache`);
+    const args = ['--target', 'claude', '--scope', 'global', '--source', corpus, '--out', out, '--cache', cache];
+    results[`scale${scale}Cold`] = series(`synthetic ${scale}x (${files} files), claude/global: cold`, () => gsdBuild(args), () => {
+      fresh(`syn-${scale}-out`);
+      fresh(`syn-${scale}-cache`);
+    });
+    gsdBuild(args);
+    results[`scale${scale}One`] = series(`synthetic ${scale}x (${files} files), claude/global: one edit`, () => gsdBuild(args), (index) => edit(path.join(corpus, 'gsd-core/references/ref-0.md'), index));
+    rmSync(corpus, { recursive: true, force: true });
+    rmSync(out, { recursive: true, force: true });
   }
-  for (const [bundle, size] of perRuntime) console.log(`  ${bundle.padEnd(22)} ${size}`);
-  rmSync(out, { recursive: true, force: true });
 }
+
+console.log('\nratios (medians):');
+const ratio = (label, a, b) => a !== undefined && b !== undefined && console.log(`  ${label.padEnd(52)} ${(a / b).toFixed(1)}x`);
+ratio('upstream installer / gsd-build upstream cold', results.installer, results.upstreamCold);
+ratio('upstream installer / gsd-build upstream no change', results.installer, results.upstreamWarm);
+ratio('upstream installer / gsd-build upstream one edit', results.installer, results.upstreamOne);
+ratio('gsd-build upstream cold / node -e 0', results.upstreamCold, results.node);
+ratio('gsd-build source/ cold / node -e 0', results.sourceCold, results.node);
+ratio('gsd-build source/ cold / no change', results.sourceCold, results.sourceWarm);
+const scales = values.scales.split(',').map(Number);
+for (const scale of scales.slice(1)) {
+  ratio(`synthetic ${scale}x / ${scales[0]}x cold (linear: ${scale / scales[0]}x)`, results[`scale${scale}Cold`], results[`scale${scales[0]}Cold`]);
+  ratio(`synthetic ${scale}x / ${scales[0]}x one edit`, results[`scale${scale}One`], results[`scale${scales[0]}One`]);
+}
+rmSync(scratch, { recursive: true, force: true });

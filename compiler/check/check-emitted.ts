@@ -16,6 +16,8 @@ export interface ForeignRoots {
   pattern: RegExp;
   /** Which runtime a matched text belongs to. */
   ownerOf: (matched: string) => string;
+  /** Text every match contains (the roots themselves): a file with none of them cannot match. */
+  literals: string[];
 }
 
 /**
@@ -46,6 +48,7 @@ export function foreignRoots(own: Target, all: readonly Target[]): ForeignRoots 
   return {
     pattern: new RegExp(alternatives.length > 0 ? alternatives.join('|') : '(?!)', 'g'),
     ownerOf: (matched) => owners.find(({ root }) => matched.includes(root))?.owner ?? 'another runtime',
+    literals: owners.map(({ root }) => root),
   };
 }
 
@@ -62,6 +65,8 @@ export function checkEmittedPaths(
     // they must name no runtime's root); not corpus files shipped byte for byte, which nothing rewrites.
     if (typeof file.contents !== 'string' || file.verbatim) continue;
     const text = file.contents;
+    // The pattern's lookbehinds cost at every position; most files name no foreign root at all.
+    if (!roots.literals.some((literal) => text.includes(literal))) continue;
     for (const match of text.matchAll(roots.pattern)) {
       const lineStart = text.lastIndexOf('\n', match.index - 1) + 1;
       const lineEnd = text.indexOf('\n', match.index);
@@ -118,6 +123,12 @@ function wordAround(text: string, index: number): { text: string; column: number
 
 export function checkLimits(bundle: string, tree: VirtualTree, limits: readonly Limit[]): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
+  // Several limits read the same file's frontmatter: parse each file's once.
+  const parsed = new Map<string, ParsedFrontmatter | null>();
+  const frontmatterValue = (path: string, text: string, key: string) => {
+    if (!parsed.has(path)) parsed.set(path, parseFrontmatter(text));
+    return valueOf(parsed.get(path)!, key);
+  };
   for (const limit of limits) {
     const files = new RegExp(limit.files);
     for (const [path, file] of tree) {
@@ -128,7 +139,7 @@ export function checkLimits(bundle: string, tree: VirtualTree, limits: readonly 
       }
       if (typeof file.contents !== 'string') continue;
       if (limit.frontmatterKey && limit.maxChars !== undefined) {
-        const value = frontmatterValue(file.contents, limit.frontmatterKey);
+        const value = frontmatterValue(path, file.contents, limit.frontmatterKey);
         if (value && [...value.text].length > limit.maxChars) {
           diagnostics.push(
             diagnostic(`${bundle}/${path}`, value.line, value.column, 'limit-exceeded', `expected "${limit.frontmatterKey}" of at most ${limit.maxChars} characters (${limit.reason}), found ${[...value.text].length}`),
@@ -136,7 +147,7 @@ export function checkLimits(bundle: string, tree: VirtualTree, limits: readonly 
         }
       }
       if (limit.frontmatterKey && limit.pattern !== undefined) {
-        const value = frontmatterValue(file.contents, limit.frontmatterKey);
+        const value = frontmatterValue(path, file.contents, limit.frontmatterKey);
         if (value && !new RegExp(limit.pattern).test(value.text)) {
           diagnostics.push(diagnostic(`${bundle}/${path}`, value.line, value.column, 'limit-exceeded', `expected "${limit.frontmatterKey}" matching /${limit.pattern}/ (${limit.reason}), found "${value.text}"`));
         }
@@ -159,11 +170,21 @@ function forbiddenText(file: string, text: string, forbidden: string, reason: st
   return diagnostics;
 }
 
-function frontmatterValue(text: string, key: string): { text: string; line: number; column: number } | null {
+interface ParsedFrontmatter {
+  document: ReturnType<typeof parseDocument>;
+  lineCounter: LineCounter;
+}
+
+function parseFrontmatter(text: string): ParsedFrontmatter | null {
   const match = /^---\n([\s\S]*?\n)---\n/.exec(text);
   if (!match) return null;
   const lineCounter = new LineCounter();
-  const document = parseDocument(match[1]!, { lineCounter });
+  return { document: parseDocument(match[1]!, { lineCounter }), lineCounter };
+}
+
+function valueOf(parsed: ParsedFrontmatter | null, key: string): { text: string; line: number; column: number } | null {
+  if (!parsed) return null;
+  const { document, lineCounter } = parsed;
   if (!isMap(document.contents)) return null;
   const pair = document.contents.items.find((item) => isPair(item) && isScalar(item.key) && item.key.value === key);
   if (!pair || !isScalar(pair.value) || typeof pair.value.value !== 'string') return null;

@@ -27,16 +27,35 @@ export function bytesOf(file: TreeFile): Uint8Array {
   return typeof file.contents === 'string' ? Buffer.from(file.contents, 'utf8') : file.contents;
 }
 
+/** Digests of byte contents, by identity: a verbatim asset is one Uint8Array shared by every bundle. */
+const byteDigests = new WeakMap<Uint8Array, string>();
+/** Digests of large strings (built code, the same string in every bundle); a few, so memory stays bounded. */
+const textDigests = new Map<string, string>();
+const LARGE_TEXT = 16 * 1024;
+const LARGE_TEXTS_KEPT = 64;
+
+function digestOf(file: TreeFile): string {
+  const { contents } = file;
+  const known = typeof contents === 'string' ? (contents.length >= LARGE_TEXT ? textDigests.get(contents) : undefined) : byteDigests.get(contents);
+  if (known !== undefined) return known;
+  const digest = createHash('sha256').update(bytesOf(file)).digest('hex');
+  if (typeof contents !== 'string') byteDigests.set(contents, digest);
+  else if (contents.length >= LARGE_TEXT) {
+    if (textDigests.size >= LARGE_TEXTS_KEPT) textDigests.delete(textDigests.keys().next().value!);
+    textDigests.set(contents, digest);
+  }
+  return digest;
+}
+
 export function buildManifest(tree: VirtualTree, target: Target, scopeId: ScopeId, version: string, capabilities: readonly ManifestCapability[] = [], profile?: string): BundleManifest {
   const scope = target.definition.scopes[scopeId]!;
   const files: ManifestFile[] = [...tree]
     .sort(([a], [b]) => compareText(a, b))
     .map(([path, file]) => {
-      const bytes = bytesOf(file);
       return {
         path,
-        sha256: createHash('sha256').update(bytes).digest('hex'),
-        bytes: bytes.length,
+        sha256: digestOf(file),
+        bytes: typeof file.contents === 'string' ? Buffer.byteLength(file.contents, 'utf8') : file.contents.byteLength,
         mode: file.executable ? '0755' : '0644',
         ...(file.merge ? { merge: file.merge } : {}),
         ...(file.generated ? { generated: true as const } : {}),

@@ -1,6 +1,8 @@
 // load: source files → IR nodes with resolved edges. Pure: bytes in, IR and
 // diagnostics out.
+import { deserialize, serialize } from 'node:v8';
 import { isMap, isSeq, isScalar } from 'yaml';
+import { hashParts } from '../cache/build-cache.ts';
 import { compareText, diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { CorpusIr, Edge, IrNode, NodeKind } from '../ir/types.ts';
 import { classifyPath, type Layout } from './layout.ts';
@@ -31,7 +33,32 @@ export interface BuildIrResult {
   diagnostics: Diagnostic[];
 }
 
-export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary, layout: Layout): BuildIrResult {
+export interface BuildIrOptions {
+  /** Fill each Markdown node's outline (a full remark parse; only `gsd-build ir` shows it). */
+  outline?: boolean;
+  /** Nodes built by an earlier run, to reuse instead of parsing the file again. */
+  memo?: NodeMemo;
+}
+
+/**
+ * A node depends only on its file's bytes, where the layout places it and
+ * the parse settings; `salt` hashes the settings (and the compiler's
+ * fingerprint), each key adds the file. Entries are serialised nodes with
+ * their diagnostics, so a reused node is a fresh copy that linking may mutate.
+ */
+export interface NodeMemo {
+  salt: string;
+  previous: ReadonlyMap<string, Uint8Array>;
+  /** Filled with the entries this build used: the next run's `previous`. */
+  next: Map<string, Uint8Array>;
+}
+
+interface MemoEntry {
+  node: IrNode;
+  diagnostics: Diagnostic[];
+}
+
+export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary, layout: Layout, options: BuildIrOptions = {}): BuildIrResult {
   const diagnostics: Diagnostic[] = [];
   const nodes: IrNode[] = [];
   const assets: SourceFile[] = [];
@@ -46,12 +73,32 @@ export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary
       diagnostics.push(diagnostic(file.path, 1, 1, 'layout-unknown', 'expected a path of a corpus family (see compiler/data/layout.json), found none matching'));
       continue;
     }
-    const decoded = decodeUtf8(file);
-    if ('error' in decoded) {
-      diagnostics.push(decoded.error);
-      continue;
+    const memo = options.memo;
+    const key = memo ? hashParts([memo.salt, file.path, classified.kind, classified.name, classified.parent ?? '', file.bytes]) : '';
+    const stored = memo?.previous.get(key);
+    let entry: MemoEntry | null = null;
+    if (stored) {
+      try {
+        entry = deserialize(stored) as MemoEntry;
+      } catch {
+        entry = null;
+      }
     }
-    const node = buildNode(file.path, classified.kind, classified.name, classified.parent, decoded.text, vocabulary, diagnostics, layout.routerPrefix);
+    if (!entry) {
+      const decoded = decodeUtf8(file);
+      if ('error' in decoded) {
+        diagnostics.push(decoded.error);
+        continue;
+      }
+      const found: Diagnostic[] = [];
+      const built = buildNode(file.path, classified.kind, classified.name, classified.parent, decoded.text, vocabulary, found, layout.routerPrefix, options.outline ?? false);
+      entry = { node: built, diagnostics: found };
+      memo?.next.set(key, serialize(entry));
+    } else {
+      memo!.next.set(key, stored!);
+    }
+    const node = entry.node;
+    diagnostics.push(...entry.diagnostics);
     if (classified.variant) {
       node.id = `${node.id}.${classified.variant}`;
       node.variant = classified.variant;
@@ -85,7 +132,8 @@ function buildNode(
   decoded: string,
   vocabulary: WhenVocabulary,
   diagnostics: Diagnostic[],
-  routerPrefix?: string,
+  routerPrefix: string | undefined,
+  withOutline: boolean,
 ): IrNode {
   const bom = decoded.startsWith('\uFEFF');
   const text = bom ? decoded.slice(1) : decoded;
@@ -116,7 +164,7 @@ function buildNode(
   }
 
   const wantsFrontmatter = FRONTMATTER_KINDS.has(kind);
-  const parsed = parseMarkdownDocument(text, wantsFrontmatter);
+  const parsed = parseMarkdownDocument(text, wantsFrontmatter, withOutline);
   base.outline = parsed.outline;
   base.body = { start: parsed.bodyStart, line: parsed.bodyLine };
   if (parsed.frontmatter) {

@@ -1,7 +1,8 @@
-// Splits a Markdown document into frontmatter and body with remark
-// (remark-frontmatter finds the block), parses the frontmatter with `yaml`
-// keeping positions, and records the body's outline. Nothing is rewritten:
-// the raw text stays the single source of the bytes.
+// Splits a Markdown document into frontmatter and body (a line scan that
+// finds the block exactly where remark-frontmatter does), parses the
+// frontmatter with `yaml` keeping positions, and, when asked, records the
+// body's outline with remark. Nothing is rewritten: the raw text stays the
+// single source of the bytes.
 import { unified } from 'unified';
 import remarkParse from 'remark-parse';
 import remarkFrontmatter from 'remark-frontmatter';
@@ -62,22 +63,77 @@ export interface ParsedDocument {
   outline: OutlineEntry[];
 }
 
-export function parseMarkdownDocument(text: string, withFrontmatter: boolean): ParsedDocument {
-  const tree = markdown.parse(text) as Root;
-  const first = tree.children[0];
+/**
+ * `withOutline`: the outline takes a full remark parse, the largest cost of a
+ * build, and only `gsd-build ir` shows it; builds leave it empty.
+ */
+export function parseMarkdownDocument(text: string, withFrontmatter: boolean, withOutline = false): ParsedDocument {
   let frontmatter: Frontmatter | null = null;
   let bodyStart = 0;
   let bodyLine = 1;
-  if (withFrontmatter && first?.type === 'yaml' && first.position) {
-    const raw = first.value;
+  const block = withFrontmatter ? scanFrontmatter(text) : null;
+  if (block) {
+    const raw = block.value;
     const lineCounter = new LineCounter();
     const document = parseDocument(raw, { lineCounter, keepSourceTokens: false, prettyErrors: false, uniqueKeys: true });
     frontmatter = { raw, line: 2, document, lineCounter };
-    const endOffset = first.position.end.offset ?? 0;
+    const endOffset = block.endOffset;
     const eol = text.startsWith('\r\n', endOffset) ? 2 : text.startsWith('\n', endOffset) ? 1 : 0;
     bodyStart = endOffset + eol;
-    bodyLine = first.position.end.line + (eol > 0 ? 1 : 0);
+    bodyLine = block.endLine + (eol > 0 ? 1 : 0);
   }
+  return { frontmatter, bodyStart, bodyLine, outline: withOutline ? outlineOf(text) : [] };
+}
+
+export interface FrontmatterBlock {
+  /** The YAML text, as remark-frontmatter gives it (one line ending trimmed at each end). */
+  value: string;
+  /** Offset just after the closing fence (and its trailing blanks), before its line ending. */
+  endOffset: number;
+  /** 1-based line of the closing fence. */
+  endLine: number;
+}
+
+/**
+ * The YAML frontmatter block by remark-frontmatter's rule: line 1 is `---`
+ * (spaces or tabs may follow), and a later line is `---` too; line endings
+ * are LF, CRLF or CR as in CommonMark. One forward scan, no regex.
+ */
+export function scanFrontmatter(text: string): FrontmatterBlock | null {
+  const openEnd = fenceEnd(text, 0);
+  if (openEnd === -1 || openEnd === text.length) return null;
+  // The value's raw data runs from the opening fence's line ending to the closing fence's.
+  const dataStart = openEnd;
+  let line = 1;
+  let cursor = openEnd;
+  while (cursor < text.length) {
+    const lineStart = cursor + (text.startsWith('\r\n', cursor) ? 2 : 1);
+    line += 1;
+    const end = fenceEnd(text, lineStart);
+    if (end !== -1) {
+      return { value: text.slice(dataStart, lineStart).replace(/^(?:\r?\n|\r)|(?:\r?\n|\r)$/g, ''), endOffset: end, endLine: line };
+    }
+    cursor = nextLineEnd(text, lineStart);
+  }
+  return null;
+}
+
+/** If a fence line (`---`, then spaces or tabs) starts at `start`: the offset of its line ending or the text's end; else -1. */
+function fenceEnd(text: string, start: number): number {
+  if (!text.startsWith('---', start)) return -1;
+  let index = start + 3;
+  while (text[index] === ' ' || text[index] === '\t') index += 1;
+  return index === text.length || text[index] === '\n' || text[index] === '\r' ? index : -1;
+}
+
+function nextLineEnd(text: string, from: number): number {
+  for (let index = from; index < text.length; index += 1) if (text[index] === '\n' || text[index] === '\r') return index;
+  return text.length;
+}
+
+/** Top-level headings and code blocks, from a remark parse of the whole document. */
+function outlineOf(text: string): OutlineEntry[] {
+  const tree = markdown.parse(text) as Root;
   const outline: OutlineEntry[] = [];
   for (const node of tree.children) {
     if (node.type === 'heading') {
@@ -86,7 +142,7 @@ export function parseMarkdownDocument(text: string, withFrontmatter: boolean): P
       outline.push({ kind: 'code', line: node.position?.start.line ?? 0, text: codeInfo(node) });
     }
   }
-  return { frontmatter, bodyStart, bodyLine, outline };
+  return outline;
 }
 
 function headingText(node: Heading): string {

@@ -106,3 +106,32 @@ export async function declaredBundleCount(): Promise<number> {
   const { allBundles } = await import('../pipeline.ts');
   return allBundles((await loadTargets()).targets).length;
 }
+
+/** A five-file corpus (two commands, an agent, a workflow, a reference) that builds cleanly for every target. */
+export const MINI_CORPUS: Record<string, string> = {
+  'commands/gsd/demo.md': '---\nname: gsd:demo\ndescription: "Runs the demo workflow"\nallowed-tools:\n  - Read\n  - Agent\nrequires:\n  - other\n---\n@~/.claude/gsd-core/workflows/demo.md\n\nThen /gsd-other $ARGUMENTS.\n',
+  'commands/gsd/other.md': '---\nname: gsd:other\ndescription: "The other command"\nallowed-tools:\n  - Read\n---\nRead ~/.claude/gsd-core/references/notes.md and spawn `gsd-tiny`.\n',
+  'agents/gsd-tiny.md': '---\nname: gsd-tiny\ndescription: A small agent. Spawned by /gsd-demo.\ntools: Read, Grep\ncolor: blue\n---\nDo the small thing.\n',
+  'gsd-core/workflows/demo.md': '<purpose>\nThe demo.\n</purpose>\n\nRead `~/.claude/gsd-core/references/notes.md` first.\n',
+  'gsd-core/references/notes.md': '# Notes\n\nSome notes.\n',
+};
+
+export interface Sandbox {
+  source: string;
+  targets: string;
+  out: string;
+  cache: string;
+}
+
+/** The mini corpus and a copy of targets/ in a temporary folder, with an output and a cache folder beside them. */
+export function miniSandbox(): Sandbox {
+  const dir = temporaryDir('incremental');
+  const box = { source: path.join(dir, 'source'), targets: path.join(dir, 'targets'), out: path.join(dir, 'out'), cache: path.join(dir, 'cache') };
+  for (const [file, text] of Object.entries(MINI_CORPUS)) {
+    mkdirSync(path.dirname(path.join(box.source, file)), { recursive: true });
+    writeFileSync(path.join(box.source, file), text);
+  }
+  cpSync(path.join(REPO_ROOT, 'targets'), box.targets, { recursive: true });
+  return box;
+}
+

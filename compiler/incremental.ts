@@ -1,0 +1,87 @@
+// Incremental builds: the key of everything a build reads, and the output
+// state (write/output-state.ts) stored in the build cache per output folder.
+// A build whose key matches the state's, over bundles that still match their
+// records, has nothing to do; any other build rewrites only changed files.
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { compareText } from './diagnostics.ts';
+import { compilerFingerprint, hashParts, readCacheEntry, removeCacheEntry, writeCacheEntry } from './cache/build-cache.ts';
+import type { SourceFile } from './load/read-source-tree.ts';
+import { bundleMatches, type BundleRecord, type OutputState } from './write/output-state.ts';
+import os from 'node:os';
+
+/** Where the cache lives unless --cache says: $GSD_BUILD_CACHE, else the user's cache folder. */
+export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env['GSD_BUILD_CACHE']) return path.resolve(env['GSD_BUILD_CACHE']);
+  const base = env['XDG_CACHE_HOME'] ? path.resolve(env['XDG_CACHE_HOME']) : path.join(os.homedir(), '.cache');
+  return path.join(base, 'gsd-build');
+}
+
+/** Every file under `dir` (sorted, relative POSIX paths) with its bytes; none when it does not exist. */
+async function readTree(dir: string): Promise<(string | Uint8Array)[]> {
+  const parts: (string | Uint8Array)[] = [];
+  const visit = async (relative: string) => {
+    const entries = await readdir(path.join(dir, relative), { withFileTypes: true }).catch(() => []);
+    for (const entry of entries.sort((a, b) => compareText(a.name, b.name))) {
+      const child = relative ? `${relative}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) await visit(child);
+      else if (entry.isFile()) parts.push(child, await readFile(path.join(dir, child)));
+    }
+  };
+  await visit('');
+  return parts;
+}
+
+/**
+ * The build's key: the compiler's fingerprint (its code, data, schemas and
+ * locked dependencies), the options, every source file and every target
+ * definition file, byte for byte.
+ */
+export async function buildInputKey(files: readonly SourceFile[], targetsDir: string, options: unknown): Promise<string> {
+  return hashParts([compilerFingerprint(), JSON.stringify(options), 'targets', ...(await readTree(targetsDir)), 'source', ...files.flatMap((file) => [file.path, file.bytes])]);
+}
+
+/** The state's slot in the cache: one per output folder. */
+function stateName(outRoot: string): string {
+  return `output-${hashParts([path.resolve(outRoot)]).slice(0, 24)}`;
+}
+
+export interface StoredState extends OutputState {
+  /** The bundles that build wrote, in order. */
+  built: string[];
+  /** Its summary line's numbers. */
+  files: number;
+}
+
+/** As stored: each bundle's record as JSON text, which reads back several times faster than the same data as structured-clone objects. */
+type Stored = Omit<StoredState, 'bundles'> & { bundles: Record<string, string> };
+
+export function readOutputState(cacheDir: string, outRoot: string): StoredState | null {
+  const stored = readCacheEntry<Stored>(cacheDir, stateName(outRoot), compilerFingerprint());
+  const valid = stored !== null && typeof stored === 'object' && typeof stored.inputKey === 'string' && Array.isArray(stored.built) && stored.bundles !== null && typeof stored.bundles === 'object';
+  if (!valid) return null;
+  try {
+    return { ...stored, bundles: Object.fromEntries(Object.entries(stored.bundles).map(([key, text]) => [key, JSON.parse(text) as BundleRecord])) };
+  } catch {
+    return null;
+  }
+}
+
+export function writeOutputState(cacheDir: string, outRoot: string, state: StoredState): void {
+  const stored: Stored = { ...state, bundles: Object.fromEntries(Object.entries(state.bundles).map(([key, record]) => [key, JSON.stringify(record)])) };
+  writeCacheEntry(cacheDir, stateName(outRoot), compilerFingerprint(), stored);
+}
+
+/** Dropped before an output folder is touched, so a build cut short leaves nothing trusted. */
+export function dropOutputState(cacheDir: string, outRoot: string): void {
+  removeCacheEntry(cacheDir, stateName(outRoot));
+}
+
+/** Whether the state's build is still exactly on disk: every bundle it wrote matches its record. */
+export async function stillOnDisk(outRoot: string, state: StoredState): Promise<boolean> {
+  for (const key of state.built) {
+    const record = state.bundles[key];
+    if (!record || !bundleMatches(outRoot, key, record)) return false;
+  }
+  return true;
+}

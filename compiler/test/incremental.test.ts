@@ -1,0 +1,101 @@
+// Incremental builds must be invisible: after any sequence of edits, adds,
+// renames and deletes of source files and target definitions, the output of
+// a cached build is byte for byte (modes included) what a build from scratch
+// writes; and a cache entry that is corrupt or from another compiler is
+// ignored and rebuilt, never trusted.
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { main, type Io } from '../cli.ts';
+import { suite, assert } from './harness.ts';
+import { MINI_CORPUS as CORPUS, miniSandbox as sandbox, snapshotTree, temporaryDir, type Sandbox } from './fixture-support.ts';
+
+const incremental = suite('incremental builds');
+
+async function run(args: string[]): Promise<{ status: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: Io = { out: (text) => out.push(text), err: (text) => err.push(text) };
+  const status = await main(args, io);
+  return { status, out: out.join('\n'), err: err.join('\n') };
+}
+
+const build = (box: Sandbox, out = box.out, extra: string[] = []) => run(['--all', '--source', box.source, '--targets', box.targets, '--out', out, '--cache', box.cache, ...extra]);
+
+/** The cached build's bundles against a --no-cache build of the same inputs into a fresh folder. */
+async function assertSameAsClean(box: Sandbox, step: string): Promise<string> {
+  const result = await build(box);
+  assert.is(result.status, 0, `${step}: ${result.err}`);
+  const clean = temporaryDir('clean');
+  const fresh = await build(box, clean, ['--no-cache']);
+  assert.is(fresh.status, 0, `${step}: ${fresh.err}`);
+  for (const bundle of bundlesOf(clean)) {
+    assert.equal([...snapshotTree(path.join(box.out, bundle))], [...snapshotTree(path.join(clean, bundle))], `${step}: ${bundle}`);
+  }
+  rmSync(clean, { recursive: true, force: true });
+  return result.out;
+}
+
+function bundlesOf(out: string): string[] {
+  return readdirSync(out).flatMap((target) => readdirSync(path.join(out, target)).map((scope) => `${target}/${scope}`));
+}
+
+const writtenOf = (stdout: string) => Number(/\((\d+) written\)/.exec(stdout)?.[1] ?? NaN);
+
+incremental('should write byte-identical output to a clean build after edits, adds, renames and deletes of sources and targets', async () => {
+  const box = sandbox();
+  const first = await assertSameAsClean(box, 'first build');
+  assert.ok(writtenOf(first) > 100, first);
+  // Nothing changed: nothing written.
+  assert.is(writtenOf(await assertSameAsClean(box, 'no change')), 0);
+  // One edited file: its rendering and each bundle's manifest, nothing else.
+  writeFileSync(path.join(box.source, 'gsd-core/references/notes.md'), '# Notes\n\nOther notes.\n');
+  const edited = writtenOf(await assertSameAsClean(box, 'edit'));
+  const bundles = bundlesOf(box.out).length;
+  assert.ok(edited > 0 && edited <= 2 * bundles, `expected at most the edited file and the manifest per bundle, found ${edited} written`);
+  // Added, renamed and deleted files.
+  writeFileSync(path.join(box.source, 'gsd-core/references/added.md'), '# Added\n\nNew.\n');
+  await assertSameAsClean(box, 'add');
+  renameSync(path.join(box.source, 'gsd-core/references/added.md'), path.join(box.source, 'gsd-core/references/renamed.md'));
+  await assertSameAsClean(box, 'rename');
+  rmSync(path.join(box.source, 'gsd-core/references/renamed.md'));
+  await assertSameAsClean(box, 'delete');
+  // A target definition edited, then a target removed.
+  // The runtime's name, in its definition and in the facts checked against it.
+  for (const file of ['claude/target.json', 'claude/facts.json']) {
+    const full = path.join(box.targets, file);
+    writeFileSync(full, readFileSync(full, 'utf8').replace(/("(?:name|runtime)": )"Claude Code"/, '$1"Claude Code (edited)"'));
+  }
+  await assertSameAsClean(box, 'target edit');
+  rmSync(path.join(box.targets, 'zcode'), { recursive: true });
+  rmSync(path.join(box.out, 'zcode'), { recursive: true });
+  await assertSameAsClean(box, 'target delete');
+  // A file changed by hand in the output is put back.
+  const manifest = path.join(box.out, 'claude/global/gsd-file-manifest.json');
+  writeFileSync(manifest, 'tampered');
+  await assertSameAsClean(box, 'hand edit in the output');
+  rmSync(path.dirname(box.source), { recursive: true, force: true });
+});
+
+incremental('should ignore a corrupt or foreign cache entry and rebuild it', async () => {
+  const box = sandbox();
+  await assertSameAsClean(box, 'first build');
+  const entries = readdirSync(box.cache).filter((name) => name.endsWith('.v8'));
+  assert.ok(entries.some((name) => name.startsWith('nodes-')) && entries.some((name) => name.startsWith('output-')), entries.join(', '));
+  // Corrupt bytes: every entry unreadable.
+  for (const name of entries) writeFileSync(path.join(box.cache, name), 'not a cache entry');
+  writeFileSync(path.join(box.source, 'gsd-core/references/notes.md'), '# Notes\n\nChanged while the cache was corrupt.\n');
+  const afterCorrupt = await assertSameAsClean(box, 'corrupt cache');
+  assert.ok(writtenOf(afterCorrupt) > 100, `a corrupt output state is not trusted: everything is written, found ${afterCorrupt}`);
+  // Foreign entries: another build's entries under these names (swapped), so every key mismatches.
+  const nodes = entries.find((name) => name.startsWith('nodes-'))!;
+  const output = entries.find((name) => name.startsWith('output-'))!;
+  const nodesBytes = readFileSync(path.join(box.cache, nodes));
+  writeFileSync(path.join(box.cache, nodes), readFileSync(path.join(box.cache, output)));
+  writeFileSync(path.join(box.cache, output), nodesBytes);
+  writeFileSync(path.join(box.source, 'agents/gsd-tiny.md'), CORPUS['agents/gsd-tiny.md']!.replace('small thing', 'smaller thing'));
+  const afterForeign = await assertSameAsClean(box, 'foreign cache');
+  assert.ok(writtenOf(afterForeign) > 100, afterForeign);
+  rmSync(path.dirname(box.source), { recursive: true, force: true });
+});
+
+incremental.run();

@@ -1,0 +1,56 @@
+// gsd-build watch as a user runs it: start, edit a source, see the rebuilt
+// file; break the source, see the diagnostic and the last good output left
+// as it was; stop with Ctrl-C (SIGINT) and exit 0.
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT } from '../pipeline.ts';
+import { suite, assert } from './harness.ts';
+import { miniSandbox, snapshotTree } from './fixture-support.ts';
+
+const watchSuite = suite('watch');
+/** Only a guard against a hung child; never a claim about speed. */
+const GIVE_UP_MS = 240_000;
+
+watchSuite('should rebuild on an edit, print a diagnostic and keep the last good output on an error, and stop on SIGINT', async () => {
+  const box = miniSandbox();
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'compiler/bin/gsd-build.mjs'), 'watch', '--target', 'claude', '--source', box.source, '--targets', box.targets, '--out', box.out, '--cache', box.cache], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const until = async (what: string, ready: () => boolean) => {
+    const deadline = Date.now() + GIVE_UP_MS;
+    while (!ready()) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`expected ${what}, found stdout:\n${stdout}\nstderr:\n${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const builds = () => stdout.split('\n').filter((line) => line.startsWith('built ')).length;
+  try {
+    await until('the first build and the watching notice', () => builds() === 1 && stderr.includes('watching '));
+    const reference = path.join(box.out, 'claude/global/.claude/gsd-core/references/notes.md');
+    assert.is(readFileSync(reference, 'utf8'), '# Notes\n\nSome notes.\n');
+
+    writeFileSync(path.join(box.source, 'gsd-core/references/notes.md'), '# Notes\n\nEdited while watching.\n');
+    await until('a rebuild after the edit', () => builds() === 2);
+    assert.is(readFileSync(reference, 'utf8'), '# Notes\n\nEdited while watching.\n');
+    assert.match(stdout.split('\n').filter((line) => line.startsWith('built '))[1]!, /\(\d+ written\)/);
+
+    const good = snapshotTree(box.out);
+    const workflow = path.join(box.source, 'gsd-core/workflows/demo.md');
+    writeFileSync(workflow, `${readFileSync(workflow, 'utf8')}<!-- gsd:section id="x" when="flag:--nope" -->\ny\n<!-- /gsd:section -->\n`);
+    await until('the diagnostic of the broken source', () => stderr.includes('nothing was written'));
+    assert.match(stderr, /gsd-core\/workflows\/demo\.md:\d+:\d+: error marker-unknown-when expected one atom of the when vocabulary .*found "flag:--nope"/);
+    assert.equal(snapshotTree(box.out), good);
+  } finally {
+    child.kill('SIGINT');
+  }
+  assert.is(await exited, 0, stderr);
+});
+
+watchSuite.run();

@@ -1,0 +1,190 @@
+// What the last build left in an output folder, so the next one rewrites
+// only what changed. The record of a bundle lists every file it wrote with
+// its SHA-256, size, mode and mtime; a bundle on disk is trusted only while
+// it still matches its record exactly (same files and folders, same sizes,
+// modes and mtimes): a hand edit, a deleted or an added file, and the whole
+// bundle is written afresh.
+import { createHash } from 'node:crypto';
+import { lstatSync, readdirSync } from 'node:fs';
+import { chmod, lstat, mkdir, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { MANIFEST_FILE, type BundleManifest } from '../emit/bundle-manifest.ts';
+import { bytesOf } from '../emit/bundle-manifest.ts';
+import type { VirtualTree } from '../emit/virtual-tree.ts';
+import { writeTrees } from './write-tree.ts';
+
+/** path → [sha256, size, mode, mtimeMs] */
+export type BundleRecord = Record<string, [string, number, number, number]>;
+
+export interface OutputState {
+  /** Hash of every input of the build that wrote it (compiler, sources, targets, options). */
+  inputKey: string;
+  /** What that build printed, replayed when nothing changed. */
+  messages: { out: string[]; err: string[] };
+  bundles: Record<string, BundleRecord>;
+}
+
+const FILE_MODE = 0o644;
+const EXECUTABLE_MODE = 0o755;
+const DIRECTORY_MODE = 0o755;
+const UMASK = process.umask();
+/** Files written or checked at once: enough to keep the disk busy, few enough to bound open handles. */
+const CONCURRENCY = 64;
+
+/** Runs `task` over `items` with at most CONCURRENCY in flight. */
+export async function forEachBounded<T>(items: readonly T[], task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await task(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
+}
+
+/**
+ * Whether `<outRoot>/<key>` is exactly what `record` says: the same files and
+ * folders, sizes, modes and mtimes. Synchronous on purpose: tens of thousands
+ * of lstat calls in a loop cost a fraction of the same calls as promises.
+ */
+export function bundleMatches(outRoot: string, key: string, record: BundleRecord): boolean {
+  const root = path.join(outRoot, key);
+  const files = Object.keys(record);
+  const expectedFolders = new Set<string>();
+  for (const file of files) for (let dir = path.posix.dirname(file); dir !== '.' && !expectedFolders.has(dir); dir = path.posix.dirname(dir)) expectedFolders.add(dir);
+  let fileCount = 0;
+  let folderCount = 0;
+  const walk = (relative: string): boolean => {
+    let entries;
+    try {
+      entries = readdirSync(relative ? path.join(root, relative) : root, { withFileTypes: true });
+    } catch {
+      return false;
+    }
+    for (const entry of entries) {
+      const child = relative ? `${relative}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        folderCount += 1;
+        if (!expectedFolders.has(child) || !walk(child)) return false;
+      } else if (entry.isFile()) {
+        const expected = record[child];
+        if (!expected) return false;
+        fileCount += 1;
+        let stats;
+        try {
+          stats = lstatSync(path.join(root, child));
+        } catch {
+          return false;
+        }
+        if (stats.size !== expected[1] || (stats.mode & 0o777) !== expected[2] || stats.mtimeMs !== expected[3]) return false;
+      } else return false;
+    }
+    return true;
+  };
+  return walk('') && fileCount === files.length && folderCount === expectedFolders.size;
+}
+
+/** The SHA-256 of every file of a tree: from its manifest where it lists the file, else computed. */
+function digests(tree: VirtualTree): Map<string, string> {
+  const listed = new Map<string, string>();
+  const manifest = tree.get(MANIFEST_FILE);
+  if (manifest && typeof manifest.contents === 'string') {
+    for (const file of (JSON.parse(manifest.contents) as BundleManifest).files) listed.set(file.path, file.sha256);
+  }
+  for (const [file, entry] of tree) if (!listed.has(file)) listed.set(file, createHash('sha256').update(bytesOf(entry)).digest('hex'));
+  return listed;
+}
+
+/**
+ * Writes each bundle. One whose folder still matches its record is updated in
+ * place: only files whose bytes changed are written (each to a temporary
+ * sibling, then renamed over the old one), files it no longer has are removed.
+ * Any other bundle is written whole and swapped in (write-tree). Returns the
+ * records of the bundles written. The caller drops the old state before and
+ * stores the new one after, so an interrupted update is never trusted.
+ */
+export async function writeBundles(
+  outRoot: string,
+  bundles: ReadonlyMap<string, VirtualTree>,
+  previous: Readonly<Record<string, BundleRecord>>,
+): Promise<{ records: Record<string, BundleRecord>; written: number }> {
+  const records: Record<string, BundleRecord> = {};
+  const whole = new Map<string, VirtualTree>();
+  let written = 0;
+  for (const [key, tree] of bundles) {
+    const record = previous[key];
+    if (!record || !bundleMatches(outRoot, key, record)) {
+      whole.set(key, tree);
+      continue;
+    }
+    const sums = digests(tree);
+    const next: BundleRecord = {};
+    const changed: string[] = [];
+    for (const [file, entry] of tree) {
+      const mode = entry.executable ? EXECUTABLE_MODE : FILE_MODE;
+      const old = record[file];
+      if (old && old[0] === sums.get(file) && old[2] === mode) next[file] = old;
+      else changed.push(file);
+    }
+    const root = path.join(outRoot, key);
+    await forEachBounded(changed, async (file) => {
+      const entry = tree.get(file)!;
+      const target = path.join(root, file);
+      await makeDirectory(path.dirname(target));
+      const temporary = path.join(path.dirname(target), `.${path.basename(target)}.tmp-${process.pid}`);
+      const mode = entry.executable ? EXECUTABLE_MODE : FILE_MODE;
+      try {
+        await writeFile(temporary, entry.contents, { mode });
+        if ((mode & UMASK) !== 0) await chmod(temporary, mode);
+        await rename(temporary, target);
+      } finally {
+        await rm(temporary, { force: true });
+      }
+      const stats = await lstat(target);
+      next[file] = [sums.get(file)!, stats.size, stats.mode & 0o777, stats.mtimeMs];
+    });
+    written += changed.length;
+    const gone = Object.keys(record).filter((file) => !tree.has(file));
+    for (const file of gone) await rm(path.join(root, file), { force: true });
+    await removeEmptyFolders(root, gone);
+    records[key] = next;
+  }
+  if (whole.size > 0) {
+    await writeTrees(outRoot, whole);
+    for (const [key, tree] of whole) {
+      records[key] = await recordOf(path.join(outRoot, key), tree);
+      written += tree.size;
+    }
+  }
+  return { records, written };
+}
+
+async function recordOf(root: string, tree: VirtualTree): Promise<BundleRecord> {
+  const sums = digests(tree);
+  const record: BundleRecord = {};
+  const files = [...tree.keys()];
+  await forEachBounded(files, async (file) => {
+    const stats = await lstat(path.join(root, file));
+    record[file] = [sums.get(file)!, stats.size, stats.mode & 0o777, stats.mtimeMs];
+  });
+  // Keys in tree order, so the state file is the same for the same output.
+  return Object.fromEntries(files.map((file) => [file, record[file]!]));
+}
+
+/** mkdir -p with every level it creates set to 0755 whatever the umask. */
+async function makeDirectory(directory: string): Promise<void> {
+  const first = await mkdir(directory, { recursive: true });
+  if (!first) return;
+  for (let dir = directory; ; dir = path.dirname(dir)) {
+    await chmod(dir, DIRECTORY_MODE);
+    if (dir === first || path.dirname(dir) === dir) break;
+  }
+}
+
+/** Removes the folders of removed files that are now empty, deepest first, up to the bundle root. */
+async function removeEmptyFolders(root: string, removed: readonly string[]): Promise<void> {
+  const folders = new Set<string>();
+  for (const file of removed) for (let dir = path.posix.dirname(file); dir !== '.'; dir = path.posix.dirname(dir)) folders.add(dir);
+  for (const folder of [...folders].sort((a, b) => b.length - a.length)) {
+    const entries = await readdir(path.join(root, folder)).catch(() => null);
+    if (entries && entries.length === 0) await rmdir(path.join(root, folder));
+  }
+}
