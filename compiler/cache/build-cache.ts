@@ -1,11 +1,11 @@
-// The build cache: entries under a cache folder (dist/.cache by default),
+// The build cache: entries under a cache folder (~/.cache/gsd-build by default),
 // each addressed by a key hashed from the bytes of every input it depends on
 // and the compiler's own fingerprint. An entry is trusted only when its
 // envelope names this format and exactly the key asked for; anything else
 // (a corrupt file, another compiler's entry, a truncated write) reads as a
 // miss and is rebuilt. Writes go to a temporary sibling, then rename.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { compareText } from '../diagnostics.ts';
@@ -38,7 +38,8 @@ export function compilerFingerprint(): string {
     try {
       entries = readdirSync(full, { withFileTypes: true });
     } catch {
-      parts.push(relative, readFileSync(full));
+      // An installed package ships no package-lock.json: its absence is part of the fingerprint.
+      parts.push(relative, existsSync(full) ? readFileSync(full) : 'absent');
       return;
     }
     for (const entry of entries.sort((a, b) => compareText(a.name, b.name))) {
@@ -49,8 +50,25 @@ export function compilerFingerprint(): string {
     }
   };
   for (const input of FINGERPRINT_INPUTS) visit(input);
+  parts.push('dependencies', ...installedDependencies());
   fingerprint = hashParts(parts);
   return fingerprint;
+}
+
+/**
+ * The versions of the dependencies as installed: without a lock file (an
+ * installed package) they are what changes the compiler's behaviour. Found
+ * in the package's own node_modules, else beside it (node_modules/gsd-build).
+ */
+function installedDependencies(): string[] {
+  const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  return Object.keys(manifest.dependencies ?? {}).sort(compareText).flatMap((name) => {
+    for (const base of [path.join(REPO_ROOT, 'node_modules'), path.dirname(REPO_ROOT)]) {
+      const file = path.join(base, name, 'package.json');
+      if (existsSync(file)) return [name, (JSON.parse(readFileSync(file, 'utf8')) as { version?: string }).version ?? '?'];
+    }
+    return [name, 'missing'];
+  });
 }
 
 interface Envelope {

@@ -107,6 +107,13 @@ export async function declaredBundleCount(): Promise<number> {
   return allBundles((await loadTargets()).targets).length;
 }
 
+/** The zips `gsd-build release` writes for source/: one per target scope for full and for each profile profiles.json releases beside it. */
+export async function releasedZipCount(): Promise<number> {
+  const { readFileSync } = await import('node:fs');
+  const profiles = JSON.parse(readFileSync(path.join(REPO_ROOT, 'source', 'profiles.json'), 'utf8')) as { release?: string[] };
+  return (await declaredBundleCount()) * (1 + (profiles.release?.length ?? 0));
+}
+
 /** A five-file corpus (two commands, an agent, a workflow, a reference) that builds cleanly for every target. */
 export const MINI_CORPUS: Record<string, string> = {
   'commands/gsd/demo.md': '---\nname: gsd:demo\ndescription: "Runs the demo workflow"\nallowed-tools:\n  - Read\n  - Agent\nrequires:\n  - other\n---\n@~/.claude/gsd-core/workflows/demo.md\n\nThen /gsd-other $ARGUMENTS.\n',

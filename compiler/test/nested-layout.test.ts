@@ -3,7 +3,7 @@
 // router routes lands under that router and nowhere else, an unrouted one
 // stays at the top, and the router's table reads the nested files instead of
 // invoking skills. Every other runtime keeps all three commands flat.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { allBundles, compile, emitBundles } from '../pipeline.ts';
@@ -36,6 +36,11 @@ s('should nest routed commands under their router where the runtime reads namesp
   const source = copySource();
   writeFileSync(path.join(source, 'commands/gsd/probe.md'), '---\nname: gsd:probe\ndescription: A command no router routes\nallowed-tools:\n  - Read\n---\nSay hello.\n');
   writeFileSync(path.join(source, 'commands/gsd/ns-workflow.md'), ROUTER);
+  // This router leaves most commands unrouted, so they stay at the top of nested runtimes: the listing budget is not what is tested here.
+  const budgetsFile = path.join(source, 'budgets.json');
+  const budgets = JSON.parse(readFileSync(budgetsFile, 'utf8')) as { listing?: Record<string, { nested: number }> };
+  for (const ceiling of Object.values(budgets.listing ?? {})) ceiling.nested = 100_000;
+  writeFileSync(budgetsFile, JSON.stringify(budgets));
   const result = await compile({ sourceDir: source });
   assert.equal(result.diagnostics, []);
   const built = emitBundles(result, allBundles(result.targets));
