@@ -6,12 +6,11 @@
 // bundle is written afresh.
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync } from 'node:fs';
-import { chmod, lstat, mkdir, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { chmod, lstat, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { MANIFEST_FILE, type BundleManifest } from '../emit/bundle-manifest.ts';
-import { bytesOf } from '../emit/bundle-manifest.ts';
+import { bytesOf, MANIFEST_FILE, type BundleManifest } from '../emit/bundle-manifest.ts';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
-import { writeTrees } from './write-tree.ts';
+import { makeDirectory, writeTrees } from './write-tree.ts';
 
 /** path → [sha256, size, mode, mtimeMs] */
 export type BundleRecord = Record<string, [string, number, number, number]>;
@@ -26,7 +25,6 @@ export interface OutputState {
 
 const FILE_MODE = 0o644;
 const EXECUTABLE_MODE = 0o755;
-const DIRECTORY_MODE = 0o755;
 const UMASK = process.umask();
 /** Files written or checked at once: enough to keep the disk busy, few enough to bound open handles. */
 const CONCURRENCY = 64;
@@ -167,16 +165,6 @@ async function recordOf(root: string, tree: VirtualTree): Promise<BundleRecord> 
   });
   // Keys in tree order, so the state file is the same for the same output.
   return Object.fromEntries(files.map((file) => [file, record[file]!]));
-}
-
-/** mkdir -p with every level it creates set to 0755 whatever the umask. */
-async function makeDirectory(directory: string): Promise<void> {
-  const first = await mkdir(directory, { recursive: true });
-  if (!first) return;
-  for (let dir = directory; ; dir = path.dirname(dir)) {
-    await chmod(dir, DIRECTORY_MODE);
-    if (dir === first || path.dirname(dir) === dir) break;
-  }
 }
 
 /** Removes the folders of removed files that are now empty, deepest first, up to the bundle root. */

@@ -49,7 +49,7 @@ export async function writeTree(directory: string, tree: VirtualTree): Promise<v
 }
 
 /** mkdir -p, then chmod exactly the levels it created (mkdir's mode passes through the umask). */
-async function makeDirectory(directory: string): Promise<void> {
+export async function makeDirectory(directory: string): Promise<void> {
   const first = await mkdir(directory, { recursive: true });
   if (!first) return;
   for (let dir = directory; ; dir = path.dirname(dir)) {
