@@ -41,6 +41,8 @@ const FAMILIES: Record<string, () => Promise<HandlerModule>> = {
   thread: () => import('./commands/capture.ts'),
   experiment: () => import('./commands/experiment.ts'),
   'research-cache': () => import('./commands/research.ts'),
+  learnings: () => import('./commands/learnings.ts'),
+  profile: () => import('./commands/profile.ts'),
   debug: () => import('./commands/debug.ts'),
   uat: () => import('./commands/uat.ts'),
   quick: () => import('./commands/quick.ts'),

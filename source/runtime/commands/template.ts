@@ -28,6 +28,7 @@ const PHASE_DOCS: Record<string, (padded: string, plan: string | null) => string
   'review-fix': (p) => `${p}-REVIEW-FIX.md`,
   security: (p) => `${p}-SECURITY.md`,
   'user-setup': (p) => `${p}-USER-SETUP.md`,
+  learnings: (p) => `${p}-LEARNINGS.md`,
 };
 
 export function templatePath(coreDir: string, name: string): string {
