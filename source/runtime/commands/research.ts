@@ -10,7 +10,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { str } from '../cli/parse.ts';
+import { bool, str } from '../cli/parse.ts';
 import type { Handler } from '../cli/handler.ts';
 import { loadConfig } from '../config/config.ts';
 import type { Ctx } from '../core/context.ts';
@@ -180,11 +180,12 @@ function sweep(dir: string, nowMs: number, keep: string | null) {
   return { removed, kept: live.length, bytes: total };
 }
 
-const researchProviders: Handler = (_inv, ctx) => {
+const researchProviders: Handler = (inv, ctx) => {
   const providers = configuredProviders(ctx);
+  const listed = bool(inv, '--all') ? [...providers, ...PROVIDERS.filter((p) => !providers.includes(p))] : providers;
   return {
-    data: { providers: providers.map((p) => ({ ...p })), fallback: FALLBACK },
-    raw: providers.map((p) => p.id).join('\n'),
+    data: { providers: listed.map((p) => ({ ...p, configured: providers.includes(p) })), fallback: FALLBACK },
+    raw: listed.map((p) => p.id).join('\n'),
   };
 };
 

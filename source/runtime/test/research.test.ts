@@ -163,10 +163,23 @@ s('should list providers in the configured order with web search last, and refus
   r = await run(['research-cache', 'providers'], { cwd: root });
   assert.equal(r.json.providers.map((p: { id: string }) => p.id), ['exa', 'firecrawl', 'web-search']);
   assert.equal(r.json.providers[0].tools, ['mcp__exa__*']);
+  r = await run(['research-cache', 'providers', '--all'], { cwd: root });
+  assert.equal(r.json.providers.length, PROVIDERS.length, 'every provider once');
+  assert.equal(r.json.providers.filter((p: { configured: boolean }) => p.configured).map((p: { id: string }) => p.id), ['exa', 'firecrawl', 'web-search']);
   r = await run(['config-set', 'integrations.research_providers', '["exa","made-up"]'], { cwd: root });
   assert.not.equal(r.code, 0, 'an id outside providers.json is refused');
   r = await run(['research-cache', 'providers', '--raw'], { cwd: root });
   assert.is(r.stdout, 'exa\nfirecrawl\nweb-search', 'and the old list stays');
+});
+
+s('should give every researcher the tools of every provider (Claude names; targets map them)', () => {
+  const claudeTools = PROVIDERS.flatMap((p) => p.tools).filter((t) => t.startsWith('mcp__') || /^Web[A-Z]/.test(t));
+  for (const agent of ['gsd-phase-researcher', 'gsd-project-researcher', 'gsd-ui-researcher', 'gsd-advisor-researcher']) {
+    const text = fs.readFileSync(path.join(import.meta.dirname, '../../agents', `${agent}.md`), 'utf8');
+    const tools = /^tools:\s*(.*)$/m.exec(text)![1]!.split(',').map((x) => x.trim());
+    assert.equal(claudeTools.filter((t) => !tools.includes(t)), [], agent);
+    assert.match(text, /references\/research-providers\.md/, `${agent} follows the providers reference`);
+  }
 });
 
 s.run();
