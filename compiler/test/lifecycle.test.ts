@@ -1036,6 +1036,92 @@ test('should onboard existing code, ingest its ADR as a phase, import an outside
   s.committed(/^docs: update documentation to match the code$/m);
 });
 
+const SETTINGS_INTEGRATIONS = 'gsd-core/workflows/settings-integrations.md';
+const RESEARCH_PROVIDERS = 'gsd-core/references/research-providers.md';
+const EXTRACT_LEARNINGS = 'gsd-core/workflows/extract-learnings.md';
+const PROFILE_USER = 'gsd-core/workflows/profile-user.md';
+const RESEARCHERS = ['agents/gsd-phase-researcher.md', 'agents/gsd-project-researcher.md', 'agents/gsd-ui-researcher.md', 'agents/gsd-advisor-researcher.md'];
+
+/** /gsd-settings-integrations records the providers; a researcher follows the providers reference: order, cache miss, put, hit. */
+function researchFlow(s: Scratch): void {
+  const all = s.run(pick(SETTINGS_INTEGRATIONS, 'research-cache providers'));
+  assert.ok(all.providers.some((p: { id: string; configured: boolean }) => p.id === 'exa' && !p.configured), 'every provider is offered');
+  s.run(pick(SETTINGS_INTEGRATIONS, 'config-set integrations.research_providers'));
+  s.run(pick(SETTINGS_INTEGRATIONS, 'research-cache prune'));
+  s.run(pick(SETTINGS_INTEGRATIONS, 'commit'));
+  s.committed(/^docs: research providers$/m);
+  assert.equal(JSON.parse(s.read('.planning/config.json')).integrations.research_providers, ['context7', 'exa', 'web-search', 'web-fetch']);
+
+  const order = s.run(pick(RESEARCH_PROVIDERS, 'research-cache providers'));
+  assert.equal(order.providers.map((p: { id: string }) => p.id), ['context7', 'exa', 'web-search', 'web-fetch']);
+  const get = pick(RESEARCH_PROVIDERS, 'research-cache get');
+  assert.equal([s.run(get).hit, s.run(get).reason], [false, 'miss']);
+  const extract = 'React 19: an effect returns its cleanup function; it runs before the next effect and on unmount (react.dev, useEffect).';
+  const put = s.run(pick(RESEARCH_PROVIDERS, 'research-cache put'), { set: { '--body': extract } });
+  assert.match(put.file, /^\.planning\/research\/\.cache\/[0-9a-f]{64}\.json$/);
+  const hit = s.run(get);
+  assert.equal([hit.hit, hit.body], [true, extract]);
+  for (const rel of RESEARCHERS) assert.match(fs.readFileSync(path.join(SOURCE, rel), 'utf8'), /~\/\.claude\/gsd-core\/references\/research-providers\.md/, rel);
+}
+
+/** A built phase's lessons: template, bullets, learnings record into .planning/LEARNINGS.md, commit; the planner reads it. */
+function learningsFlow(s: Scratch): void {
+  const p = PHASES[0];
+  s.write(`${dirOf(p)}/01-01-PLAN.md`, '---\nphase: 01-notes-core\nplan: 01\nwave: 1\n---\n\n# Plan 01: notes store\n');
+  s.write(`${dirOf(p)}/01-01-SUMMARY.md`, '---\nphase: 01-notes-core\nplan: 01\n---\n\n# Summary\n\nSQLite WAL mode was needed for concurrent saves.\n');
+  s.git(['add', '.planning']);
+  s.git(['commit', '-q', '-m', 'docs(01-01): plan and summary']);
+  const progress = s.run(pick(EXTRACT_LEARNINGS, 'init progress'));
+  const built = progress.phases.filter((x: { summary_count: number }) => x.summary_count > 0).at(-1);
+  assert.is(built.number, p.number);
+  const op = s.run(pick(EXTRACT_LEARNINGS, 'init phase-op'), { vars: { phase: built.number } });
+  assert.equal([op.phase_found, op.phase_dir, op.padded_phase], [true, dirOf(p), p.padded]);
+  s.run(pick(EXTRACT_LEARNINGS, 'template fill learnings'), { vars: { phase: p.number } });
+  const file = `${op.phase_dir}/${op.padded_phase}-LEARNINGS.md`;
+  s.edit(file, /\[What was not known before[^\]]*\]/, '- Concurrent saves need SQLite in WAL mode; without it the second writer fails with SQLITE_BUSY (01-01-SUMMARY.md)');
+  s.edit(file, /\[An approach that worked[^\]]*\]/, '- One repository module owns every SQL statement (01-01-PLAN.md)');
+  const recorded = s.run(pick(EXTRACT_LEARNINGS, 'learnings record'), { vars: { phase: p.number } });
+  assert.equal(recorded.counts, { decisions: 0, lessons: 1, patterns: 1, surprises: 0 });
+  s.run(pick(EXTRACT_LEARNINGS, 'commit'), { vars: { padded_phase: op.padded_phase, phase_dir: op.phase_dir } });
+  s.committed(/^docs\(01\): learnings$/m);
+  assert.match(s.read('.planning/LEARNINGS.md'), /^## Phase 01: Notes core\n\n### Lessons\n\n- Concurrent saves need SQLite in WAL mode/m);
+  assert.is(s.git(['status', '--porcelain', '--', '.planning']).trim(), '', 'both files committed');
+  for (const rel of [PLAN_PHASE, 'gsd-core/workflows/plan-phase/steps/chunked-planning.md']) {
+    assert.match(fs.readFileSync(path.join(SOURCE, rel), 'utf8'), /<files_to_read>[^<]*\.planning\/LEARNINGS\.md \(if it exists/, rel);
+  }
+  assert.match(fs.readFileSync(path.join(SOURCE, PLANNER), 'utf8'), /`\.planning\/LEARNINGS\.md`, when there is one/);
+}
+
+/** /gsd-profile-user: refused before consent, written after, ignored by git, read through profile show, then forgotten. */
+function profileFlow(s: Scratch): void {
+  assert.equal(s.run(pick(PROFILE_USER, 'profile show')).enabled, false);
+  const write = pick(PROFILE_USER, 'profile write');
+  const answers = JSON.stringify({ experience: 'some', depth: 'standard', tone: 'direct', decisions: 'ask', format: 'bullets' });
+  assert.throws(() => s.run(write, { set: { '--answers': answers } }), /the user profile is off/);
+  s.run(pick(PROFILE_USER, 'config-set workflow.user_profile true'));
+  s.run(write, { set: { '--answers': answers } });
+  s.run(pick(PROFILE_USER, /^commit .*user profile on/));
+  s.committed(/^docs: user profile on$/m);
+  assert.is(s.git(['check-ignore', '.planning/USER-PROFILE.md']).trim(), '.planning/USER-PROFILE.md');
+  assert.not.match(s.git(['ls-tree', '-r', '--name-only', 'HEAD']), /USER-PROFILE/, 'the profile is never committed');
+  const universal = fs.readFileSync(path.join(SOURCE, 'gsd-core/references/universal-anti-patterns.md'), 'utf8');
+  assert.match(universal, /`node "\$HOME\/\.claude\/gsd-core\/bin\/gsd-tools\.cjs" profile show --raw`/);
+  assert.is(s.query(['profile', 'show', '--raw']), '.planning/USER-PROFILE.md', 'what agents are told to read');
+  s.run(pick(PROFILE_USER, 'profile forget'));
+  s.run(pick(PROFILE_USER, 'config-set workflow.user_profile false'));
+  s.run(pick(PROFILE_USER, /^commit .*user profile off/));
+  assert.not.ok(s.exists('.planning/USER-PROFILE.md'));
+  assert.is(s.query(['profile', 'show', '--raw']), '');
+}
+
+test('should record research providers and cache a lookup, keep a phase\'s learnings for the planner and keep an opt-in user profile, with the calls the corpus makes', async () => {
+  const s = new Scratch(await buildBundle(), tmpDir('gsd-lifecycle-cache-'));
+  initialise(s);
+  researchFlow(s);
+  learningsFlow(s);
+  profileFlow(s);
+});
+
 test('should bind every placeholder or fail with the file and line of the call', () => {
   const call: Call = { file: 'x.md', line: 3, words: ['phase', 'add', '{description}'] };
   assert.equal(bind(call, { vars: { description: 'Search' } }), ['phase', 'add', 'Search']);
