@@ -18,7 +18,7 @@ interface Question {
   answers: Record<string, string>;
 }
 
-export const QUESTIONS = data.questions as Question[];
+export const QUESTIONS = data.questions as unknown as Question[];
 const NOTE_MAX = data.note_max_chars;
 const FILE = 'USER-PROFILE.md';
 const IGNORE_LINE = '/USER-PROFILE.md';
