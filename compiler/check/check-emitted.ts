@@ -6,7 +6,7 @@ import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
 import type { IrNode } from '../ir/types.ts';
 import type { Limit, Target, TargetScope } from '../targets/target-types.ts';
-import { escapeRegExp } from '../util/text.ts';
+import { escapeRegExp, literalFinder } from '../util/text.ts';
 
 /** Folders under another runtime's root that only a GSD install puts there. */
 const GSD_PAYLOAD = '(?:gsd-core|skills/gsd-|agents/gsd-|agents/subagents|commands/gsd|command/gsd|hooks/gsd|workflows/gsd-)';
@@ -16,8 +16,8 @@ export interface ForeignRoots {
   pattern: RegExp;
   /** Which runtime a matched text belongs to. */
   ownerOf: (matched: string) => string;
-  /** Text every match contains (the roots themselves): a file with none of them cannot match. */
-  literals: string[];
+  /** Where the next root starts (every match contains one): only the lines holding one can match. */
+  nextRoot: (text: string, from?: number) => number;
 }
 
 /**
@@ -48,7 +48,7 @@ export function foreignRoots(own: Target, all: readonly Target[]): ForeignRoots 
   return {
     pattern: new RegExp(alternatives.length > 0 ? alternatives.join('|') : '(?!)', 'g'),
     ownerOf: (matched) => owners.find(({ root }) => matched.includes(root))?.owner ?? 'another runtime',
-    literals: owners.map(({ root }) => root),
+    nextRoot: literalFinder(owners.map(({ root }) => root)),
   };
 }
 
@@ -65,22 +65,26 @@ export function checkEmittedPaths(
     // they must name no runtime's root); not corpus files shipped byte for byte, which nothing rewrites.
     if (typeof file.contents !== 'string' || file.verbatim) continue;
     const text = file.contents;
-    // The pattern's lookbehinds cost at every position; most files name no foreign root at all.
-    if (!roots.literals.some((literal) => text.includes(literal))) continue;
-    for (const match of text.matchAll(roots.pattern)) {
-      const lineStart = text.lastIndexOf('\n', match.index - 1) + 1;
-      const lineEnd = text.indexOf('\n', match.index);
-      const line = text.slice(lineStart, lineEnd === -1 ? text.length : lineEnd);
-      const column = match.index - lineStart;
-      if (allowed.some((pattern) => [...line.matchAll(new RegExp(pattern.source, 'g'))].some((hit) => hit.index <= column && column < hit.index + hit[0].length))) continue;
-      // A folder this bundle itself places files in (Codex's skills live under .agents/, Antigravity's root) is its own.
-      if (placesUnder(tree, match[0])) continue;
-      const token = wordAround(line, column);
-      const lineNumber = countLines(text, match.index);
-      const origin = file.source === undefined ? " (built code)" : sourcePosition(nodesByPath.get(file.source), token.text);
-      diagnostics.push(
-        diagnostic(`${bundle}/${path}`, lineNumber, token.column, 'emit-foreign-path', `expected paths under this bundle's own root, found "${token.text}" (a root of ${roots.ownerOf(match[0])})${origin}`),
-      );
+    // The pattern's lookbehinds cost at every position, and most files name no foreign root at all:
+    // it runs only over the lines that hold a root (it never spans a line break).
+    for (let at = roots.nextRoot(text); at !== -1; ) {
+      const lineStart = text.lastIndexOf('\n', at - 1) + 1;
+      const newline = text.indexOf('\n', at);
+      const lineEnd = newline === -1 ? text.length : newline;
+      const line = text.slice(lineStart, lineEnd);
+      at = newline === -1 ? -1 : roots.nextRoot(text, lineEnd + 1);
+      for (const match of line.matchAll(roots.pattern)) {
+        const column = match.index;
+        if (allowed.some((pattern) => [...line.matchAll(new RegExp(pattern.source, 'g'))].some((hit) => hit.index <= column && column < hit.index + hit[0].length))) continue;
+        // A folder this bundle itself places files in (Codex's skills live under .agents/, Antigravity's root) is its own.
+        if (placesUnder(tree, match[0])) continue;
+        const token = wordAround(line, column);
+        const lineNumber = countLines(text, lineStart + column);
+        const origin = file.source === undefined ? " (built code)" : sourcePosition(nodesByPath.get(file.source), token.text);
+        diagnostics.push(
+          diagnostic(`${bundle}/${path}`, lineNumber, token.column, 'emit-foreign-path', `expected paths under this bundle's own root, found "${token.text}" (a root of ${roots.ownerOf(match[0])})${origin}`),
+        );
+      }
     }
   }
   return diagnostics;
