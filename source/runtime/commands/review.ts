@@ -14,6 +14,7 @@ import type { Handler } from '../cli/handler.ts';
 import { readBundleFacts } from '../core/bundle-facts.ts';
 import type { Ctx } from '../core/context.ts';
 import { notFound, refused, usage } from '../core/errors.ts';
+import { confine } from '../core/paths.ts';
 import { readTextIfExists, writeSet } from '../core/fs.ts';
 import { getPath, loadConfig } from '../config/config.ts';
 import { readFrontmatter, withFrontmatter, type YamlMap } from '../md/frontmatter.ts';
@@ -160,7 +161,8 @@ const reviewRun: Handler = async (inv, ctx) => {
   const timeout = num(inv, '--timeout');
   if (timeout !== undefined && (timeout < 1 || timeout > LIMITS.maxTimeoutSeconds)) throw usage(`--timeout must be 1 to ${LIMITS.maxTimeoutSeconds} seconds, found ${timeout}`);
 
-  const promptPath = path.resolve(ctx.cwd, str(inv, '--prompt')!);
+  // The request goes to other programs: only a file inside the project.
+  const promptPath = confine(ctx.root, str(inv, '--prompt')!, '--prompt');
   let stat: fs.Stats;
   try {
     stat = fs.statSync(promptPath);

@@ -168,6 +168,11 @@ s('should fail when no lane gave an answer, and refuse when none can run, writin
   assert.is(r.json.blocking, null);
   assert.is(r.json.converged, false);
   assert.match(read(root, `${PHASE}/03-REVIEWS.md`), /No reviewer gave a usable answer/);
+  const outside = path.join(tmpDir('gsd-review-outside-'), 'secret.md');
+  fs.writeFileSync(outside, 'not for reviewers\n');
+  r = await run(['review', 'run', '3', '--prompt', outside], { cwd: root, env: { PATH: bin({ claude: ECHO_STDIN }) } });
+  assert.is(r.code, 1);
+  assert.match(r.stderr, /--prompt: ".*secret\.md" resolves outside the project/, 'only a file inside the project is sent to other programs');
   r = await run(['review', 'run', '9', '--prompt', `${PHASE}/prompt.md`], { cwd: root, env: { PATH: bin({ claude: READS_PLAN }) } });
   assert.is(r.code, 1);
   assert.match(r.stderr, /no phase 9 folder/);
