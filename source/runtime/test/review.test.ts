@@ -97,6 +97,15 @@ s('should list lanes on PATH, skip missing ones with a note, and skip the runtim
   r = await run(['review', 'lanes', '--lanes', 'gemini'], { cwd: root, env: { PATH: dir } });
   assert.is(r.code, 2);
   assert.match(r.stderr, /no reviewer lane "gemini"; lanes are: claude, codex/);
+  // In a bundle, gsd-tools knows its own runtime from bin/runtime.json: that lane is not independent either.
+  const core = tmpDir('gsd-review-core-');
+  fs.mkdirSync(path.join(core, 'bin'));
+  const landing = { target: 'codex', scope: 'global', owned: [], merged: [] };
+  fs.writeFileSync(path.join(core, 'bin/runtime.json'), JSON.stringify({ target: 'codex', runtime: 'Codex', scope: 'global', root: '.codex', base: 'home', instructionFile: 'AGENTS.md', invocation: 'node x', landing }));
+  r = await run(['review', 'lanes', '--raw'], { cwd: root, env: { PATH: dir, GSD_CORE_DIR: core } });
+  assert.is(r.stdout, 'claude', 'the codex bundle leaves the codex lane out');
+  r = await run(['review', 'lanes', '--lanes', 'codex', '--raw'], { cwd: root, env: { PATH: dir, GSD_CORE_DIR: core } });
+  assert.is(r.stdout, 'codex');
   fs.writeFileSync(path.join(root, '.planning/config.json'), JSON.stringify({ review: { lanes: ['codex'] } }));
   r = await run(['review', 'lanes', '--raw'], { cwd: root, env: { PATH: dir } });
   assert.is(r.stdout, 'codex', 'review.lanes selects when --lanes is not given');
