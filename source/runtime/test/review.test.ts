@@ -177,6 +177,14 @@ s('should fail when no lane gave an answer, and refuse when none can run, writin
   assert.is(r.json.blocking, null);
   assert.is(r.json.converged, false);
   assert.match(read(root, `${PHASE}/03-REVIEWS.md`), /No reviewer gave a usable answer/);
+  // A program that cannot start (its interpreter is missing) is a failed lane, not a crash.
+  const broken = bin({});
+  fs.writeFileSync(path.join(broken, 'claude'), '#!/nonexistent/interpreter\n');
+  fs.chmodSync(path.join(broken, 'claude'), 0o755);
+  r = await run(['review', 'run', '3', '--prompt', `${PHASE}/prompt.md`], { cwd: root, env: { PATH: broken } });
+  assert.is(r.code, 1);
+  assert.equal([r.json.lanes[0].status, r.json.reviewers], ['failed', 0]);
+  assert.match(r.json.lanes[0].note, /^could not start .*claude: /);
   const outside = path.join(tmpDir('gsd-review-outside-'), 'secret.md');
   fs.writeFileSync(outside, 'not for reviewers\n');
   r = await run(['review', 'run', '3', '--prompt', outside], { cwd: root, env: { PATH: bin({ claude: ECHO_STDIN }) } });
