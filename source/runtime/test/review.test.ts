@@ -3,15 +3,17 @@
 // PATH): present and missing lanes, the runtime itself skipped, the prompt
 // reaching each lane unchanged, hostile lanes (hang, flood, binary, non-zero
 // exit), and the convergence bound. No real AI CLI and no network is used.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import AjvModule from 'ajv';
 import { suite, assert } from '../../../compiler/test/harness.ts';
 import { REPO_ROOT } from '../../../compiler/pipeline.ts';
-import { project, read, run, tmpDir } from './helpers.ts';
+import { cliPath, codeCacheHome, FIXED_NOW, project, read, run, tmpDir } from './helpers.ts';
 import lanes from '../review-lanes.json' with { type: 'json' };
 import lanesSchema from '../../../schemas/review-lanes.schema.json' with { type: 'json' };
 import { countFindings, laneArgv, LANES, quoted } from '../review/lanes.ts';
+import { readFrontmatter } from '../md/frontmatter.ts';
 
 type AjvCtor = new (o: object) => { compile(s: unknown): ((d: unknown) => boolean) & { errors?: unknown } };
 const Ajv = ((AjvModule as unknown as { default?: AjvCtor }).default ?? AjvModule) as unknown as AjvCtor;
@@ -230,6 +232,27 @@ s('should keep code reviews apart from plan reviews', async () => {
   assert.ok(fs.existsSync(path.join(root, PHASE, 'reviews/code-claude.md')));
   assert.not.ok(fs.existsSync(path.join(root, PHASE, 'reviews/codex.md')), 'only the named lane ran');
   assert.not.ok(fs.existsSync(path.join(root, PHASE, '03-REVIEWS.md')));
+});
+
+s('should keep every record and one whole REVIEWS.md when two reviews of a phase run at once', async () => {
+  const root = phaseProject();
+  const dir = bin({ claude: READS_PLAN, codex: CODEX_FILE });
+  const cli = await cliPath();
+  const once = (lane: string) =>
+    new Promise<number>((resolve) => {
+      const child = spawn(process.execPath, [cli, 'review', 'run', '3', '--lanes', lane, '--prompt', `${PHASE}/prompt.md`], {
+        cwd: root,
+        env: { PATH: dir, HOME: root, XDG_CACHE_HOME: codeCacheHome(), GSD_NOW: FIXED_NOW },
+        stdio: 'ignore',
+      });
+      child.on('close', (code) => resolve(code ?? -1));
+    });
+  assert.equal(await Promise.all([once('claude'), once('codex')]), [0, 0]);
+  assert.ok(fs.existsSync(path.join(root, PHASE, 'reviews/claude.md')) && fs.existsSync(path.join(root, PHASE, 'reviews/codex.md')));
+  const merged = read(root, `${PHASE}/03-REVIEWS.md`);
+  const fm = readFrontmatter(merged, 'REVIEWS.md').data;
+  assert.ok(['claude', 'codex'].includes((fm.reviewers as string[])[0]!), 'the later run wrote the whole file');
+  assert.equal(fs.readdirSync(path.join(root, PHASE)).filter((n) => n.endsWith('.gsd-tmp')), [], 'no temp file left');
 });
 
 s.run();
