@@ -11,6 +11,7 @@ import { suite, assert } from './harness.ts';
 import { REPO_ROOT } from '../pipeline.ts';
 import { escapeRegExp } from '../util/text.ts';
 import { bundleRuntime } from '../../source/runtime/build.ts';
+import { cliCalls, loadShellParser } from '../load/cli-calls.ts';
 import table from '../../source/runtime/command-table.json' with { type: 'json' };
 
 const SOURCE = path.join(REPO_ROOT, 'source');
@@ -37,48 +38,20 @@ interface Call {
   words: string[];
 }
 
-/** Shell words of a command line, quotes removed, up to a comment, pipe, `;`, `&&` or redirection. */
-function shellWords(text: string): string[] {
-  const words: string[] = [];
-  let i = 0;
-  while (i < text.length) {
-    while (i < text.length && /\s/.test(text[i]!)) i += 1;
-    if (i >= text.length || /[;&|#<>]/.test(text[i]!)) break;
-    let word = '';
-    while (i < text.length && !/[\s;&|<>]/.test(text[i]!)) {
-      const ch = text[i]!;
-      if (ch === "'" || ch === '"') {
-        const close = text.indexOf(ch, i + 1);
-        const end = close === -1 ? text.length : close;
-        word += text.slice(i + 1, end);
-        i = end + 1;
-      } else if (ch === '$' && text[i + 1] === '(') {
-        const close = text.indexOf(')', i);
-        word += text.slice(i, close + 1);
-        i = close + 1;
-      } else {
-        word += ch;
-        i += 1;
-      }
-    }
-    // A file-descriptor number in front of a redirection (`2>/dev/null`) is not an argument.
-    if (/^\d+$/.test(word) && /[<>]/.test(text[i] ?? '')) break;
-    words.push(word);
-  }
-  return words;
-}
-
+await loadShellParser();
 const callCache = new Map<string, Call[]>();
 
-/** Every runtime-CLI call on a line of its own in a corpus file (shell fences, agent prompts). */
+/** The words of every runtime-CLI call in `text`, as the compiler's shell parser reads them (quotes removed). */
+function callWords(text: string): string[][] {
+  return cliCalls(text).map((call) => call.words.map((word) => word.text));
+}
+
+/** Every runtime-CLI call in a corpus file (shell fences, agent prompts, inline code), read by the compiler's shell parser. */
 function callsIn(rel: string): Call[] {
   let calls = callCache.get(rel);
   if (!calls) {
     const text = fs.readFileSync(path.join(SOURCE, rel), 'utf8');
-    calls = text.split('\n').flatMap((content, index) => {
-      const m = INVOCATION.exec(content);
-      return m ? [{ file: rel, line: index + 1, words: shellWords(m[1]!) }] : [];
-    });
+    calls = cliCalls(text).map((call) => ({ file: rel, line: call.program.line, words: call.words.map((word) => word.text) }));
     callCache.set(rel, calls);
   }
   return calls;
@@ -188,6 +161,8 @@ function bind(call: Call, binding: Binding): string[] {
 class Scratch {
   readonly root = tmpDir('gsd-lifecycle-');
   readonly log: string[] = [];
+  /** A folder put first on PATH (stand-in programs), or empty. */
+  pathFirst = '';
   constructor(
     readonly cli: string,
     readonly cache: string,
@@ -200,7 +175,7 @@ class Scratch {
 
   env(): NodeJS.ProcessEnv {
     return {
-      PATH: process.env.PATH ?? '',
+      PATH: [this.pathFirst, process.env.PATH ?? ''].filter(Boolean).join(path.delimiter),
       HOME: this.root,
       XDG_CACHE_HOME: this.cache,
       GSD_NOW: FIXED_NOW,
@@ -1127,7 +1102,98 @@ test('should bind every placeholder or fail with the file and line of the call',
   assert.equal(bind(call, { vars: { description: 'Search' } }), ['phase', 'add', 'Search']);
   assert.throws(() => bind(call, {}), /x\.md:3: no value bound for \{description\}/);
   assert.throws(() => pick(PHASE_ADD, 'phase frobnicate'), /no longer makes a "phase frobnicate" call/);
-  assert.equal(shellWords(`commit "docs: a b" --files x 'y z' 2>/dev/null`), ['commit', 'docs: a b', '--files', 'x', 'y z']);
+  assert.equal(callWords(`node "$HOME/.claude/gsd-core/bin/gsd-tools.cjs" commit "docs: a b" --files x 'y z' 2>/dev/null`), [['commit', 'docs: a b', '--files', 'x', 'y z']]);
+});
+
+
+const REVIEW = 'gsd-core/workflows/review.md';
+const CONVERGE = 'gsd-core/workflows/plan-review-convergence.md';
+const CODE_REVIEW = 'gsd-core/workflows/code-review.md';
+const EXTERNAL_LANES = 'gsd-core/workflows/code-review/steps/external-lanes.md';
+const CODE_REVIEWER = 'agents/gsd-code-reviewer.md';
+
+/** Stand-in reviewer programs (node scripts) in a temp bin dir: claude raises a HIGH finding until the request says FIXED, codex answers in its -o file. */
+function standInReviewers(alwaysHigh = false): string {
+  const dir = tmpDir('gsd-lifecycle-bin-');
+  const write = (name: string, body: string) => {
+    fs.writeFileSync(path.join(dir, name), `#!${process.execPath}\n${body}\n`);
+    fs.chmodSync(path.join(dir, name), 0o755);
+  };
+  const high = alwaysHigh ? 'true' : "!input.includes('FIXED')";
+  write('claude', `let input = ''; process.stdin.on('data', (c) => (input += c)); process.stdin.on('end', () => process.stdout.write('## 01-01\\n' + (${high} ? '- [HIGH] No test for saving an empty note.\\n' : '') + '- [LOW] Name the store module.\\nVerdict: ok\\n'));`);
+  write('codex', `const fs = require('fs'); process.stdin.resume(); process.stdin.on('end', () => fs.writeFileSync(process.argv[process.argv.indexOf('-o') + 1], '- [MEDIUM] Task 2 could be split.\\nVerdict: fine\\n'));`);
+  return dir;
+}
+
+test('should review a phase with other AI CLIs, converge its plans within review.max_rounds, and run code-review lanes, with the calls the corpus makes', async () => {
+  const s = new Scratch(await buildBundle(), tmpDir('gsd-lifecycle-cache-'));
+  initialise(s);
+  const lanes = { '--lanes': 'claude,codex' };
+  s.pathFirst = standInReviewers();
+
+  // A planned phase 1.
+  const planned = s.run(pick(PLAN_PHASE, 'init plan-phase'), { args: ['1'] });
+  fs.mkdirSync(path.join(s.root, planned.phase_dir ?? planned.expected_phase_dir), { recursive: true });
+  const plan = s.run(pick(PLANNER, 'template fill plan'), { set: { '--phase': '1', '--plan': '01', '--name': 'Save notes', '--type': 'execute', '--wave': '1' } });
+  s.git(['add', '.']);
+  s.git(['commit', '-q', '-m', 'docs(01): plan']);
+  const request = (dir: string, name: string) => s.write(`${dir}/reviews/${name}`, `# Review of phase 1\n\n### ${plan.path}\n\n${s.read(plan.path)}\n`);
+
+  // /gsd-review: lanes, request, run, commit.
+  const init = s.run(pick(REVIEW, 'init plan-phase'), { vars: { phase: '1' } });
+  assert.ok(init.plan_count >= 1);
+  const found = s.run(pick(REVIEW, 'review lanes'), { set: lanes });
+  assert.equal(found.runs, ['claude', 'codex']);
+  request(init.phase_dir, 'request.md');
+  const reviewed = s.run(pick(REVIEW, 'review run'), { vars: { phase_number: init.phase_number, phase_dir: init.phase_dir }, set: lanes });
+  assert.equal([reviewed.reviewers, reviewed.blocking, reviewed.converged], [2, 1, false]);
+  assert.match(s.read(reviewed.reviews_path), /^blocking: 1$/m);
+  s.run(pick(REVIEW, 'commit'), { vars: { padded_phase: init.padded_phase, reviews_path: reviewed.reviews_path, phase_dir: init.phase_dir } });
+  s.committed(/^docs\(01\): cross-AI review of the plans$/m);
+  assert.ok(s.git(['ls-files', init.phase_dir]).includes('reviews/codex.md'));
+
+  // /gsd-plan-review-convergence: round 1 finds the blocker, the planner fixes it, round 2 converges.
+  const cinit = s.run(pick(CONVERGE, 'init plan-phase'), { vars: { phase: '1' } });
+  const status = s.run(pick(CONVERGE, 'review status'), { vars: { phase_number: cinit.phase_number } });
+  assert.equal([status.max_rounds, status.round, status.converged], [3, 1, false]);
+  s.run(pick(CONVERGE, 'review lanes'), { set: lanes });
+  const runRound = (round: number) => {
+    request(cinit.phase_dir, 'request.md');
+    return s.run(pick(CONVERGE, 'review run'), { vars: { phase_number: cinit.phase_number, phase_dir: cinit.phase_dir, round }, set: lanes });
+  };
+  let round = runRound(1);
+  assert.equal([round.blocking, round.converged, round.bound_reached], [1, false, false]);
+  s.edit(plan.path, /$/, '\n## Review responses\n\n- FIXED: a test saves an empty note.\n');
+  s.run(pick(CONVERGE, 'commit docs({padded_phase}): revise'), { vars: { padded_phase: cinit.padded_phase, round: 1, phase_dir: cinit.phase_dir } });
+  s.committed(/^docs\(01\): revise plans after review round 1$/m);
+  round = runRound(2);
+  assert.equal([round.blocking, round.converged], [0, true]);
+  assert.equal(round.rounds.map((r: { blocking: number }) => r.blocking), [1, 0]);
+  s.run(pick(CONVERGE, 'commit docs({padded_phase}): plan review'), { vars: { padded_phase: cinit.padded_phase, round: 2, reviews_path: round.reviews_path, phase_dir: cinit.phase_dir } });
+  s.committed(/^docs\(01\): plan review round 2$/m);
+
+  // The bound: one round allowed, a reviewer that always blocks.
+  s.run(pick(CONVERGE, 'config-set review.max_rounds'), { vars: { rounds: 1 } });
+  s.pathFirst = standInReviewers(true);
+  round = runRound(1);
+  assert.equal([round.blocking, round.converged, round.bound_reached, round.max_rounds], [1, false, true, 1]);
+  assert.throws(() => runRound(2), /round 2 is past review\.max_rounds \(1\)/);
+  assert.equal(s.run(pick(CONVERGE, 'review status'), { vars: { phase_number: cinit.phase_number } }).next_round, null);
+
+  // /gsd-code-review --lanes: the lanes review the code first, the reviewer writes REVIEW.md, one commit.
+  s.write('src/notes.ts', 'export const save = (text: string) => text;\n');
+  s.git(['add', 'src/notes.ts']);
+  s.git(['commit', '-q', '-m', 'feat(01-01): save notes']);
+  const cr = s.run(pick(CODE_REVIEW, 'init code-review'), { vars: { phase: '1', flags: '--lanes=claude,codex' } });
+  assert.ok(cr.flags.includes('--lanes'));
+  s.write(`${cr.phase_dir}/reviews/code-request.md`, '# Code review of phase 1\n\n## Files\n\nsrc/notes.ts\n');
+  const external = s.run(pick(EXTERNAL_LANES, 'review run'), { vars: { phase_number: cr.phase_number, phase_dir: cr.phase_dir, lanes: 'claude,codex' } });
+  assert.equal([external.for, external.reviewers], ['code', 2]);
+  assert.ok(s.exists(`${cr.phase_dir}/${cr.padded_phase}-CODE-REVIEWS.md`));
+  s.run(pick(CODE_REVIEWER, 'template fill review'), { set: { '--phase': '1' } });
+  s.run(pick(CODE_REVIEW, 'commit docs({padded_phase}): code review'), { vars: { padded_phase: cr.padded_phase, depth: cr.review_depth, phase_dir: cr.phase_dir } });
+  s.committed(/^docs\(01\): code review at standard depth$/m);
+  assert.ok(s.git(['ls-files', cr.phase_dir]).includes('reviews/code-claude.md'));
 });
 
 test.run();

@@ -55,6 +55,7 @@ const FAMILIES: Record<string, () => Promise<HandlerModule>> = {
   docs: () => import('./commands/docs.ts'),
   health: () => import('./commands/health.ts'),
   'package-legitimacy': () => import('./commands/package-legitimacy.ts'),
+  review: () => import('./commands/review.ts'),
   // Bundled apart (gsd-core/bin/gsd-install.cjs): only these two verbs load the installer.
   install: () => import('./commands/install.ts'),
   uninstall: () => import('./commands/install.ts'),
