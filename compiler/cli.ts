@@ -25,7 +25,7 @@ import type { VirtualTree } from './emit/virtual-tree.ts';
 import { buildSite } from './site/build-site.ts';
 import { buildRelease } from './release/release.ts';
 import { FULL_PROFILE, parseProfileNames, profileLabel } from './compose/select-profile.ts';
-import { BYTES_PER_TOKEN, listingCost } from './report/listing-cost.ts';
+import { BYTES_PER_TOKEN, checkListing, listingCost } from './report/listing-cost.ts';
 
 const COMMON_OPTIONS = {
   source: { type: 'string' },
@@ -87,7 +87,9 @@ Prints every file's bytes next to its ceiling, each command's eager-load
 closure, and per target × scope × profile the per-turn listing: the bytes and
 approximate tokens (bytes / 4) of the names and descriptions the runtime lists
 in every turn, against budgets.json "listing" and the runtime's own limit
-(target.json "listing"). --baseline compares the corpus's budgets.json with an older one and
+(target.json "listing"). Fails, with a diagnostic per bundle, when any
+standalone profile's listing is over its ceiling or a runtime's limit, not
+only the profiles a build or release ships. --baseline compares the corpus's budgets.json with an older one and
 fails if any cap or ceiling went up (ceilings only tighten).`,
   install: `Usage: gsd-build install --target <id> [--scope global|local] [options]
        gsd-build install --zip <gsd-…zip> [options]
@@ -537,6 +539,8 @@ async function runBudgets(args: string[], io: Io): Promise<number> {
     .filter(([, definition]) => !(definition as { addon?: true }).addon)
     .map(([name]) => name);
   const listingRows: string[][] = [];
+  const listingFindings: Diagnostic[] = [];
+  const unbudgeted = new Set<string>();
   for (const profile of standalone) {
     const label = profileLabel([profile], compiled.profiles?.profiles ?? null);
     const { bundles } = emitBundles(compiled, allBundles(compiled.targets), [profile]);
@@ -544,12 +548,23 @@ async function runBudgets(args: string[], io: Io): Promise<number> {
       const target = compiled.targets.find((candidate) => candidate.definition.id === key.split('/')[0])!;
       const cost = listingCost(tree, target.definition.scopes[key.split('/')[1] as ScopeId]!);
       const ceiling = compiled.budgets?.budgets.listing?.[label]?.[cost.shape];
+      if (ceiling === undefined) unbudgeted.add(`${label} ${cost.shape}`);
       const limit = target.definition.listing;
       listingRows.push([key, label, cost.shape, String(cost.listings), String(cost.bytes), String(cost.tokens), ceiling === undefined ? '-' : String(ceiling), limit ? (limit.maxChars !== undefined ? `${cost.chars}/${limit.maxChars} chars` : `~${cost.tokens}/${limit.maxTokens} tokens`) : '-']);
+      listingFindings.push(...checkListing(key, cost, label, target.definition, compiled.budgets?.budgets ?? null));
     }
   }
   io.out(`\nPer-turn listing (names and descriptions the runtime lists every turn; tokens ~ bytes / ${BYTES_PER_TOKEN}):`);
   io.out(table(['bundle', 'profile', 'shape', 'listings', 'bytes', '~tokens', 'budget', 'runtime limit'], listingRows));
+  io.out(
+    `\nChecked: every standalone profile (${standalone.join(', ')}) on every target × scope, against budgets.json listing.<profile>.<shape> and the target's own listing limit; addon profiles count inside the profiles that include them.${unbudgeted.size > 0 ? ` No ceiling (not checked against budgets.json): ${[...unbudgeted].sort().join(', ')}.` : ''}`,
+  );
+  // Bundle paths, as under dist/ after a build; the largest listing is where to shorten first.
+  listingFindings.forEach((d) => io.err(formatDiagnostic(d)));
+  if (listingFindings.length > 0) {
+    io.err(`${listingFindings.length} error(s): a per-turn listing over its ceiling`);
+    return 1;
+  }
   if (values.baseline) {
     if (!compiled.budgets) throw new UsageError('--baseline needs a budgets.json in the source tree');
     const baseline = loadBudgets(values.baseline, await readFile(values.baseline, 'utf8'));

@@ -149,6 +149,20 @@ export function checkFacts(input: FactsCheckInput): Diagnostic[] {
     for (const surface of scope.agents) for (const rule of rulesOf(surface.frontmatter)) checkMap(rule.toolMap, facts.agentTools ?? facts.tools, 'an agent tool name');
   }
 
+  // The per-turn listing limit: target.json's is the documented one, and a documented one is in target.json.
+  const listing = definition.listing;
+  const documentedListing = facts.listing;
+  if (listing && !documentedListing && !facts.gaps?.['listing']) {
+    inTarget(input.locateTarget(['listing']), `"listing": expected a "listing" group in facts.json documenting the runtime's limit (or a reason in "gaps.listing"), found none`);
+  }
+  if (documentedListing && !listing) inFacts(['listing'], `"listing": expected target.json to check the documented limit (${documentedListing.what}) in a "listing", found none`);
+  if (listing && documentedListing) {
+    for (const key of ['maxChars', 'maxTokens'] as const) {
+      if (listing[key] === documentedListing[key]) continue;
+      inTarget(input.locateTarget(listing[key] === undefined ? ['listing'] : ['listing', key]), `"listing.${key}": expected ${documentedListing[key] ?? 'none'} as facts.json documents (${documentedListing.what}), found ${listing[key] ?? 'none'}`);
+    }
+  }
+
   // Each documented limit is enforced somewhere; each prompt variable is forbidden in the text GSD writes.
   const allLimits = scopes.flatMap(([, scope]) => scope.limits ?? []);
   (facts.limits ?? []).forEach((fact, index) => {

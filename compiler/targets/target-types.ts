@@ -161,6 +161,8 @@ export interface TargetFacts {
   permissions?: NameGroup;
   promptVariables?: NameGroup;
   limits?: FactLimit[];
+  /** The documented size past which the runtime shortens or drops its per-turn listing; target.json `listing` carries the same number. */
+  listing?: { what: string; maxChars?: number; maxTokens?: number; source: Record<string, string>; checked: string; note?: string };
   gaps?: Partial<Record<string, string>>;
 }
 

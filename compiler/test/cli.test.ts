@@ -119,6 +119,25 @@ cli('should print budgets and fail on a loosened baseline', () => {
   assert.match(loosened.stderr, /source\/budgets\.json:\d+:\d+: error budget-loosened expected the workflow DEFAULT cap at or below the baseline 30000, found 38000/);
 });
 
+cli('should fail budgets for any profile over its listing ceiling, released or not', () => {
+  const passing = runCli(['budgets']);
+  assert.match(passing.stdout, /Checked: every standalone profile \(core, standard, full\) on every target × scope/);
+  const source = copySource();
+  const file = path.join(source, 'budgets.json');
+  const budgets = JSON.parse(readFileSync(file, 'utf8'));
+  // standard is neither built by default nor released: only budgets measures it.
+  const profiles = JSON.parse(readFileSync(path.join(source, 'profiles.json'), 'utf8'));
+  assert.not.ok([profiles.default, ...profiles.release].includes('standard'));
+  budgets.listing.standard.flat = 100;
+  writeFileSync(file, JSON.stringify(budgets, null, 2));
+  const over = runCli(['budgets', '--source', source]);
+  assert.is(over.status, 1);
+  assert.match(over.stderr, /^codex\/global\/\S+:1:1: error budget-exceeded expected the standard profile's per-turn listing within 100 bytes \(budgets\.json listing\.standard\.flat\), found \d+ bytes/m);
+  assert.not.match(over.stderr, /profile's per-turn listing within \d+ bytes \(budgets\.json listing\.(core|full)\./);
+  assert.not.match(over.stderr, /listing\.standard\.nested/);
+  assert.match(over.stderr, /\d+ error\(s\): a per-turn listing over its ceiling/);
+});
+
 cli('should refuse a baseline that is not a budgets file, at its line and column', () => {
   const baselineDir = temporaryDir('baseline');
   const file = path.join(baselineDir, 'budgets.json');

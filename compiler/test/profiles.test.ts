@@ -136,4 +136,24 @@ profiles('should measure the per-turn listing and fail past its budget and the r
   ]);
 });
 
+profiles("should hold each runtime's documented listing limit, cited in facts.json: at it passes, one character past it fails", () => {
+  const limited = compiled.targets.filter((target) => target.definition.listing);
+  assert.equal(limited.map((target) => target.definition.id).sort(), ['claude', 'codex']);
+  for (const target of limited) {
+    const { id, listing } = target.definition;
+    const documented = target.facts?.listing;
+    assert.ok(documented && Object.values(documented.source).some((value) => value.startsWith('https://')), `${id}: facts.json listing names the vendor page`);
+    assert.is(listing!.maxChars, documented!.maxChars, `${id}: target.json checks the documented number`);
+    const limit = listing!.maxChars!;
+    const scope = target.definition.scopes.global!;
+    const file = scope.commands[0]!.path.replaceAll('{root}', scope.root).replace('{name}', 'x');
+    const listed = (chars: number): VirtualTree => new Map([[file, { contents: `---\nname: n\ndescription: ${'d'.repeat(chars - 1)}\n---\nBody.\n` }]]);
+    const at = listingCost(listed(limit), scope);
+    assert.is(at.chars, limit);
+    assert.equal(checkListing(`${id}/global`, at, 'full', target.definition, null), []);
+    const past = checkListing(`${id}/global`, listingCost(listed(limit + 1), scope), 'full', target.definition, null).map((d) => d.code);
+    assert.equal(past, ['limit-exceeded'], `${id}: one character past ${limit}`);
+  }
+});
+
 profiles.run();
