@@ -40,6 +40,7 @@ const FAMILIES: Record<string, () => Promise<HandlerModule>> = {
   seed: () => import('./commands/capture.ts'),
   thread: () => import('./commands/capture.ts'),
   experiment: () => import('./commands/experiment.ts'),
+  spec: () => import('./commands/spec.ts'),
   debug: () => import('./commands/debug.ts'),
   uat: () => import('./commands/uat.ts'),
   quick: () => import('./commands/quick.ts'),
