@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { suite, assert } from '../../../compiler/test/harness.ts';
-import { read, run, standardProject } from './helpers.ts';
+import { read, run, standardProject, tmpDir } from './helpers.ts';
 import schema from '../planning/spec-docs.schema.json' with { type: 'json' };
 import rules from '../planning/spec-docs.json' with { type: 'json' };
 import AjvModule from 'ajv';
@@ -222,6 +222,19 @@ s('should give spec-phase, ai-integration-phase and eval-review the paths of the
   assert.ok('auditor_model' in r.json);
   r = await run(['init', 'plan-phase', '1'], { cwd: root });
   assert.is(r.json.spec_path, null);
+});
+
+s('should include plan-phase\'s mvp-mode section only for an MVP phase or --mvp', async () => {
+  const core = tmpDir('gsd-core-');
+  fs.mkdirSync(path.join(core, 'workflows'), { recursive: true });
+  const manifest = { workflows: { 'plan-phase': [{ id: 'mvp-mode', when: 'state:phase-mvp-mode', read: 'gsd-core/workflows/plan-phase/steps/mvp-mode.md' }] } };
+  fs.writeFileSync(path.join(core, 'workflows', 'section-manifest.json'), JSON.stringify(manifest));
+  const root = standardProject();
+  const env = { GSD_CORE_DIR: core };
+  const included = async (...args: string[]) => (await run(['init', 'plan-phase', ...args, '--pick', 'section_manifest.included'], { cwd: root, env })).stdout;
+  assert.is(await included('2'), '["mvp-mode"]', 'phase 2 of the fixture roadmap has **Mode:** mvp');
+  assert.is(await included('1'), '[]');
+  assert.is(await included('1', '--mvp'), '["mvp-mode"]');
 });
 
 s.run();
