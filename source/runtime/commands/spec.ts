@@ -44,7 +44,7 @@ const specCheck: Handler = (inv, ctx) => {
     problems: r.problems.map((p) => ({ ...p, at: at(rel, p.line, p.section) })),
     counts: r.counts,
     ...(kind === 'spec' ? { requirement_count: r.counts.requirements ?? 0, ambiguity: r.ambiguity } : {}),
-    ...(rule.verdicts ? { score: r.frontmatter.score ?? null, verdict: r.frontmatter.verdict ?? null } : {}),
+    ...(rule.verdicts ? { score: r.frontmatter.score ?? null, verdict: r.frontmatter.verdict ?? null, critical_gaps: r.frontmatter.critical_gaps ?? null } : {}),
   };
   if (!r.ok) throw refused(`${rel} is not complete:\n${r.problems.map((p) => `${at(rel, p.line, `${p.section}: ${p.problem}`)}`).join('\n')}`, data);
   return { data, raw: rel };

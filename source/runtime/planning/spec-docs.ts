@@ -20,7 +20,8 @@ interface SectionRule {
 export interface DocRule {
   suffix: string;
   scored?: boolean;
-  verdicts?: string[];
+  verdicts?: { verdict: string; min_score: number }[];
+  critical_caps_at?: string;
   sections: SectionRule[];
 }
 
@@ -196,10 +197,19 @@ export function checkDoc(kind: string, text: string, file: string): DocCheck {
     }
   }
   if (rule.verdicts) {
+    const names = rule.verdicts.map((b) => b.verdict);
     const v = fm.data.verdict;
-    if (typeof v !== 'string' || !rule.verdicts.includes(v)) problems.push({ section: 'frontmatter', line: 1, problem: `verdict: expected one of ${rule.verdicts.join(', ')}, found ${v === undefined ? 'nothing' : JSON.stringify(v)}` });
-    const s = fm.data.score;
-    if (typeof s !== 'number' || !Number.isInteger(s) || s < 0 || s > 100) problems.push({ section: 'frontmatter', line: 1, problem: `score: expected a whole number from 0 to 100, found ${s === undefined ? 'nothing' : JSON.stringify(s)}` });
+    const sc = fm.data.score;
+    const scoreOk = typeof sc === 'number' && Number.isInteger(sc) && sc >= 0 && sc <= 100;
+    if (typeof v !== 'string' || !names.includes(v)) problems.push({ section: 'frontmatter', line: 1, problem: `verdict: expected one of ${names.join(', ')}, found ${v === undefined ? 'nothing' : JSON.stringify(v)}` });
+    if (!scoreOk) problems.push({ section: 'frontmatter', line: 1, problem: `score: expected a whole number from 0 to 100, found ${sc === undefined ? 'nothing' : JSON.stringify(sc)}` });
+    if (scoreOk && typeof v === 'string' && names.includes(v)) {
+      let at = rule.verdicts.findIndex((b) => (sc as number) >= b.min_score);
+      const crit = fm.data.critical_gaps;
+      const cap = rule.critical_caps_at ? names.indexOf(rule.critical_caps_at) : -1;
+      if (typeof crit === 'number' && crit > 0 && cap > at) at = cap;
+      if (names[at] !== v) problems.push({ section: 'frontmatter', line: 1, problem: `verdict: score ${sc}${at === cap && cap >= 0 && typeof crit === 'number' && crit > 0 ? ` with ${crit} critical gap(s)` : ''} gives ${names[at]}, found ${v}` });
+    }
   }
   return { ok: problems.length === 0, problems, frontmatter: fm.data, counts, ambiguity };
 }

@@ -178,6 +178,35 @@ s('should read the score and verdict of an EVAL-REVIEW.md and refuse one outside
   assert.is(r.code, 1);
   assert.match(r.stderr, /verdict: expected one of ready, needs-work, significant-gaps, not-implemented/);
   assert.match(r.stderr, /score: expected a whole number from 0 to 100, found 120/);
+  // The verdict follows the score's band, and a critical gap caps it at needs-work.
+  fs.writeFileSync(path.join(root, DIR, '02-EVAL-REVIEW.md'), review('score: 84\nverdict: needs-work'));
+  r = await run(['spec', 'check', '2', '--kind', 'eval-review'], { cwd: root });
+  assert.match(r.stderr, /verdict: score 84 gives ready, found needs-work/);
+  fs.writeFileSync(path.join(root, DIR, '02-EVAL-REVIEW.md'), review('score: 90\nverdict: ready\ncritical_gaps: 1'));
+  r = await run(['spec', 'check', '2', '--kind', 'eval-review'], { cwd: root });
+  assert.match(r.stderr, /verdict: score 90 with 1 critical gap\(s\) gives needs-work, found ready/);
+  fs.writeFileSync(path.join(root, DIR, '02-EVAL-REVIEW.md'), review('score: 90\nverdict: needs-work\ncritical_gaps: 1'));
+  r = await run(['spec', 'check', '2', '--kind', 'eval-review'], { cwd: root });
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.json.critical_gaps, 1);
+  fs.writeFileSync(path.join(root, DIR, '02-EVAL-REVIEW.md'), review('score: 25\nverdict: not-implemented'));
+  r = await run(['spec', 'check', '2', '--kind', 'eval-review'], { cwd: root });
+  assert.is(r.code, 0, r.stderr);
+});
+
+s('should fail with file and line on a broken frontmatter, and stay fast on hostile text', async () => {
+  const root = standardProject({ [`${DIR}/02-SPEC.md`]: '---\nscores: {goal: [\n---\n\n## Goal\n\nx\n' });
+  let r = await run(['spec', 'check', '2'], { cwd: root });
+  assert.is(r.code, 1);
+  assert.match(r.stderr, /02-SPEC\.md:2: /);
+  // 200 KB of unclosed brackets and headings: no backtracking blow-up.
+  const hostile = SPEC(GOOD_FM).replace('## Goal\n\n', `## Goal\n\n${'[a'.repeat(50_000)}\n${'[ab '.repeat(12_500)}]\n`);
+  fs.writeFileSync(path.join(root, DIR, '02-SPEC.md'), hostile);
+  const started = Date.now();
+  r = await run(['spec', 'check', '2'], { cwd: root });
+  assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
+  assert.is(r.code, 1, 'a placeholder-looking run of text is still reported');
+  assert.match(r.stderr, /02-SPEC\.md:16: Goal: still holds the template placeholder \[ab \[ab /);
 });
 
 s('should set a phase to MVP mode only with a user-story goal, leaving the roadmap alone when refused', async () => {
