@@ -22,6 +22,7 @@ export interface DocRule {
   scored?: boolean;
   verdicts?: { verdict: string; min_score: number }[];
   critical_caps_at?: string;
+  score?: { column: string; values: Record<string, number>; parts: { heading: string; points: number }[] };
   sections: SectionRule[];
 }
 
@@ -127,6 +128,62 @@ function count(b: Body, kind: NonNullable<SectionRule['count']>): number {
   return ls.filter((l, i) => l.startsWith('|') && !sep(l) && !(i + 1 < ls.length && sep(ls[i + 1]!))).length;
 }
 
+/** Cells of a table row, `| a | b |` → [a, b]; `\\|` stays inside a cell. */
+function cells(line: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  const t = line.trim().replace(/^\|/, '').replace(/\|$/, '');
+  for (let i = 0; i < t.length; i++) {
+    if (t[i] === '\\' && t[i + 1] === '|') {
+      cur += '|';
+      i++;
+    } else if (t[i] === '|') {
+      out.push(cur.trim());
+      cur = '';
+    } else cur += t[i];
+  }
+  out.push(cur.trim());
+  return out;
+}
+
+/** The values of one column of the first table in [start, end), or null when it has no such column. */
+function column(lines: string[], mask: boolean[], start: number, end: number, name: string): { line: number; value: string }[] | null {
+  const sep = (l: string) => /^\|[\s:|-]+\|$/.test(l.trim());
+  for (let i = start + 1; i < end; i++) {
+    if (mask[i] || !sep(lines[i]!) || !lines[i - 1]!.trim().startsWith('|')) continue;
+    const at = cells(lines[i - 1]!).findIndex((c) => normName(c) === normName(name));
+    if (at < 0) return null;
+    const out: { line: number; value: string }[] = [];
+    for (let j = i + 1; j < end && lines[j]!.trim().startsWith('|'); j++) out.push({ line: j + 1, value: (cells(lines[j]!)[at] ?? '').toLowerCase() });
+    return out;
+  }
+  return null;
+}
+
+/** The score a review's tables give, or the problems that keep it from being computed. */
+function reviewScore(rule: NonNullable<DocRule['score']>, lines: string[], mask: boolean[], hs: ReturnType<typeof headings>): { score: number | null; problems: DocFinding[] } {
+  const problems: DocFinding[] = [];
+  let total = 0;
+  for (const part of rule.parts) {
+    const h = hs.find((x) => x.level === 2 && normName(x.text) === normName(part.heading));
+    if (!h) return { score: null, problems };
+    const [start, end] = sectionRange(lines, h, hs);
+    const col = column(lines, mask, start, end, rule.column);
+    if (!col || col.length === 0) {
+      problems.push({ section: part.heading, line: h.index + 1, problem: `expected a table with a ${rule.column} column` });
+      continue;
+    }
+    let sum = 0;
+    for (const c of col) {
+      const v = rule.values[c.value];
+      if (v === undefined) problems.push({ section: part.heading, line: c.line, problem: `${rule.column} "${c.value}": expected one of ${Object.keys(rule.values).join(', ')}` });
+      else sum += v;
+    }
+    total += (part.points * sum) / col.length;
+  }
+  return { score: problems.length ? null : Math.round(total), problems };
+}
+
 export interface DocFinding {
   section: string;
   line: number;
@@ -203,6 +260,11 @@ export function checkDoc(kind: string, text: string, file: string): DocCheck {
     const scoreOk = typeof sc === 'number' && Number.isInteger(sc) && sc >= 0 && sc <= 100;
     if (typeof v !== 'string' || !names.includes(v)) problems.push({ section: 'frontmatter', line: 1, problem: `verdict: expected one of ${names.join(', ')}, found ${v === undefined ? 'nothing' : JSON.stringify(v)}` });
     if (!scoreOk) problems.push({ section: 'frontmatter', line: 1, problem: `score: expected a whole number from 0 to 100, found ${sc === undefined ? 'nothing' : JSON.stringify(sc)}` });
+    if (rule.score) {
+      const computed = reviewScore(rule.score, lines, mask, hs);
+      problems.push(...computed.problems);
+      if (computed.score !== null && scoreOk && sc !== computed.score) problems.push({ section: 'frontmatter', line: 1, problem: `score: the ${rule.score.parts.map((x) => x.heading).join(' and ')} tables give ${computed.score}, found ${sc}` });
+    }
     if (scoreOk && typeof v === 'string' && names.includes(v)) {
       let at = rule.verdicts.findIndex((b) => (sc as number) >= b.min_score);
       const crit = fm.data.critical_gaps;

@@ -166,32 +166,33 @@ s('should create AI-SPEC.md from the template and pass it only once every sectio
   assert.is(r.json.counts.evaluation_dimensions, 1, 'the header row is not a dimension');
 });
 
-s('should read the score and verdict of an EVAL-REVIEW.md and refuse one outside the vocabulary', async () => {
-  const review = (fm: string) => `---\n${fm}\n---\n\n# Review\n\n## Dimension Coverage\n\n| Dimension | Planned | Found in code | Status | Evidence |\n|---|---|---|---|---|\n| Faithfulness | judge 0.95 | evals/faith.py:12 | covered | ran it |\n\n## Gaps\n\n- minor: no latency budget\n\n## Remediation\n\n1. Add a latency check\n`;
-  const root = standardProject({ [`${DIR}/02-EVAL-REVIEW.md`]: review('score: 84\nverdict: ready') });
-  let r = await run(['spec', 'check', '02', '--kind', 'eval-review'], { cwd: root });
+s('should compute an EVAL-REVIEW.md score from its tables and hold its verdict to the score band', async () => {
+  const review = (fm: string, infra = ['present', 'present', 'partial', 'missing'], dim = 'covered') => `---\n${fm}\n---\n\n# Review\n\n## Dimension Coverage\n\n| Dimension | Planned | Found in code | Status | Evidence |\n|---|---|---|---|---|\n| Faithfulness | judge 0.95 | evals/faith.py:12 | ${dim} | ran it |\n\n## Infrastructure\n\n| Item | Status | Evidence |\n|---|---|---|\n${infra.map((st, i) => `| item ${i} | ${st} | x |`).join('\n')}\n\n## Gaps\n\n- minor: no latency budget\n\n## Remediation\n\n1. Add a latency check\n`;
+  const file = path.join(DIR, '02-EVAL-REVIEW.md');
+  // 70 x 1 (one dimension covered) + 30 x (1 + 1 + 0.5 + 0) / 4 = 88.75, rounded to 89.
+  const root = standardProject({ [file]: review('score: 89\nverdict: ready') });
+  const check = () => run(['spec', 'check', '02', '--kind', 'eval-review'], { cwd: root });
+  let r = await check();
   assert.is(r.code, 0, r.stderr);
-  assert.is(r.json.score, 84);
-  assert.is(r.json.verdict, 'ready');
-  fs.writeFileSync(path.join(root, DIR, '02-EVAL-REVIEW.md'), review('score: 120\nverdict: PRODUCTION READY'));
-  r = await run(['spec', 'check', '2', '--kind', 'eval-review'], { cwd: root });
-  assert.is(r.code, 1);
-  assert.match(r.stderr, /verdict: expected one of ready, needs-work, significant-gaps, not-implemented/);
-  assert.match(r.stderr, /score: expected a whole number from 0 to 100, found 120/);
-  // The verdict follows the score's band, and a critical gap caps it at needs-work.
-  fs.writeFileSync(path.join(root, DIR, '02-EVAL-REVIEW.md'), review('score: 84\nverdict: needs-work'));
-  r = await run(['spec', 'check', '2', '--kind', 'eval-review'], { cwd: root });
-  assert.match(r.stderr, /verdict: score 84 gives ready, found needs-work/);
-  fs.writeFileSync(path.join(root, DIR, '02-EVAL-REVIEW.md'), review('score: 90\nverdict: ready\ncritical_gaps: 1'));
-  r = await run(['spec', 'check', '2', '--kind', 'eval-review'], { cwd: root });
-  assert.match(r.stderr, /verdict: score 90 with 1 critical gap\(s\) gives needs-work, found ready/);
-  fs.writeFileSync(path.join(root, DIR, '02-EVAL-REVIEW.md'), review('score: 90\nverdict: needs-work\ncritical_gaps: 1'));
-  r = await run(['spec', 'check', '2', '--kind', 'eval-review'], { cwd: root });
-  assert.is(r.code, 0, r.stderr);
-  assert.is(r.json.critical_gaps, 1);
-  fs.writeFileSync(path.join(root, DIR, '02-EVAL-REVIEW.md'), review('score: 25\nverdict: not-implemented'));
-  r = await run(['spec', 'check', '2', '--kind', 'eval-review'], { cwd: root });
-  assert.is(r.code, 0, r.stderr);
+  assert.equal([r.json.score, r.json.verdict, r.json.critical_gaps], [89, 'ready', null]);
+  const cases: [string, RegExp | null, string[]?, string?][] = [
+    ['score: 120\nverdict: PRODUCTION READY', /verdict: expected one of ready, needs-work, significant-gaps, not-implemented[^]*score: expected a whole number from 0 to 100, found 120/],
+    ['score: 95\nverdict: ready', /score: the Dimension Coverage and Infrastructure tables give 89, found 95/],
+    ['score: 89\nverdict: needs-work', /verdict: score 89 gives ready, found needs-work/],
+    ['score: 89\nverdict: ready\ncritical_gaps: 1', /verdict: score 89 with 1 critical gap\(s\) gives needs-work, found ready/],
+    ['score: 89\nverdict: needs-work\ncritical_gaps: 1', null],
+    ['score: 0\nverdict: not-implemented', null, ['missing', 'missing', 'missing', 'missing'], 'missing'],
+    ['score: 0\nverdict: not-implemented', /02-EVAL-REVIEW\.md:\d+: Infrastructure: Status "done": expected one of covered, present, partial, missing/, ['done', 'missing', 'missing', 'missing'], 'missing'],
+  ];
+  for (const [fm, problem, infra, dim] of cases) {
+    fs.writeFileSync(path.join(root, file), review(fm, infra, dim));
+    r = await check();
+    if (problem === null) assert.is(r.code, 0, `${fm}: ${r.stderr}`);
+    else {
+      assert.is(r.code, 1, fm);
+      assert.match(r.stderr, problem);
+    }
+  }
 });
 
 s('should fail with file and line on a broken frontmatter, and stay fast on hostile text', async () => {
