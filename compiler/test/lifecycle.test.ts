@@ -1097,6 +1097,135 @@ test('should record research providers and cache a lookup, keep a phase\'s learn
   profileFlow(s);
 });
 
+const SPEC_PHASE = 'gsd-core/workflows/spec-phase.md';
+const MVP_PHASE = 'gsd-core/workflows/mvp-phase.md';
+const AI_PHASE = 'gsd-core/workflows/ai-integration-phase.md';
+const EVAL_PLANNER = 'agents/gsd-eval-planner.md';
+const EVAL_REVIEW = 'gsd-core/workflows/eval-review.md';
+const EVAL_AUDITOR = 'agents/gsd-eval-auditor.md';
+
+/** spec-phase: init, a score per round, SPEC.md in the template's shape, spec check, commit; discussion and planning then get its path. */
+function specFlow(s: Scratch, p: Phase): void {
+  const dir = dirOf(p);
+  const init = s.run(pick(SPEC_PHASE, 'init spec-phase'), { vars: { phase: p.number } });
+  assert.equal([init.phase_found, init.spec_path, init.text_mode], [true, null, false]);
+  const first = s.run(pick(SPEC_PHASE, 'spec score'), { vars: { goal: 0.6, boundary: 0.4, constraints: 0.3, acceptance: 0.4 } });
+  assert.is(first.passed, false);
+  const last = s.run(pick(SPEC_PHASE, 'spec score'), { vars: { goal: 0.9, boundary: 0.8, constraints: 0.7, acceptance: 0.8 } });
+  assert.equal([last.passed, last.ambiguity], [true, 0.185]);
+  // The orchestrator writes SPEC.md in the template's shape, with the scores spec score took and gave.
+  const template = fs.readFileSync(path.join(SOURCE, 'gsd-core/templates/spec.md'), 'utf8');
+  const spec = `${dir}/${p.padded}-SPEC.md`;
+  s.write(
+    spec,
+    template
+      .replace('{padded_phase}-{phase_slug}', `${p.padded}-${p.slug}`)
+      .replace('{date}', TODAY)
+      .replace('{phase}', p.number)
+      .replace('{phase_name}', p.name)
+      .replace(/\[One or two sentences[^\]]*\]/, 'A user finds any note by a word in its title or body.')
+      .replace(/### R1: \[short title\][^#]*### R2: \[short title\][^#]*/, '### R1: Search box\n\n- Now: notes are only listed\n- Target: a search box filters the list\n- Check: typing "milk" lists only notes containing milk\n\n### R2: Speed\n\n- Now: none\n- Target: results under 100 ms for 10k notes\n- Check: the benchmark prints p95 under 100 ms\n\n')
+      .replace('- [a deliverable this phase produces]', '- Search by word in title and body')
+      .replace('- [something nearby this phase does not do] (why: [reason, or the phase that does it])', '- Fuzzy matching (why: not asked for)')
+      .replace(/- \[performance[^\]]*\]/, '- 10k notes, p95 under 100 ms')
+      .replace(/- \[ \] \[pass\/fail statement[^\]]*\]\n- \[ \] \[one per requirement at least\]/, '- [ ] Typing a word lists exactly the notes containing it\n- [ ] p95 under 100 ms on 10k notes')
+      .replace('- Round 1 ([perspective]): [what was asked, what was settled]', '- Round 1 (Researcher): what exists; settled the search scope'),
+  );
+  const checked = s.run(pick(SPEC_PHASE, 'spec check'), { vars: { phase_number: p.number } });
+  assert.equal([checked.ok, checked.requirement_count, checked.path], [true, 2, spec]);
+  s.run(pick(SPEC_PHASE, 'commit'), { vars: { padded_phase: p.padded, phase_number: p.number, requirement_count: checked.requirement_count, spec } });
+  s.committed(new RegExp(`^docs\\(${p.padded}\\): specify phase ${p.number}, 2 requirements$`, 'm'));
+  assert.is(s.run(pick(PLAN_PHASE, 'init plan-phase'), { args: [p.number] }).spec_path, spec, 'the planner gets SPEC.md');
+  assert.is(s.run(pick('gsd-core/workflows/discuss-phase.md', 'init discuss-phase'), { vars: { phase: p.number } }).spec_path, spec, 'so does discussion');
+}
+
+/** mvp-phase: init, the goal rewritten as a user story with the Mode line, committed; plan-phase then sees MVP mode. */
+function mvpFlow(s: Scratch, p: Phase): void {
+  const init = s.run(pick(MVP_PHASE, 'init mvp-phase'), { vars: { phase: p.number } });
+  assert.equal([init.phase_mode, init.has_plans], [null, false]);
+  const edit = pick(MVP_PHASE, 'phase edit');
+  assert.throws(() => s.run(edit, { vars: { phase_number: p.number, story: 'Search notes' } }), /must be a user story/);
+  const story = 'As a note taker, I want to search my notes by a word, so that I find any note again in seconds.';
+  s.run(edit, { vars: { phase_number: p.number, story } });
+  s.run(pick(MVP_PHASE, 'commit'), { vars: { phase_number: p.number } });
+  s.committed(new RegExp(`^docs\\(roadmap\\): phase ${p.number} is an MVP slice$`, 'm'));
+  const plan = s.run(pick(PLAN_PHASE, 'init plan-phase'), { args: [p.number] });
+  assert.equal([plan.phase_mode, plan.phase_goal], ['mvp', story]);
+  assert.is(s.git(['status', '--porcelain', '.planning/ROADMAP.md']), '');
+}
+
+/** ai-integration-phase: init, AI-SPEC.md from its template, the agents' sections, spec check, approval and commit. */
+function aiSpecFlow(s: Scratch, p: Phase): string {
+  const dir = dirOf(p);
+  const init = s.run(pick(AI_PHASE, 'init ai-integration-phase'), { vars: { phase: p.number } });
+  assert.is(init.ai_spec_path, null);
+  assert.equal(['selector_model', 'ai_researcher_model', 'domain_researcher_model', 'eval_planner_model'].map((k) => typeof init[k]), ['string', 'string', 'string', 'string']);
+  const aiSpec = `${dir}/${p.padded}-AI-SPEC.md`;
+  const filled = s.run(pick(AI_PHASE, 'template fill ai-spec'), { vars: { phase_number: p.number, framework: 'Anthropic SDK 0.40', system_type: 'rag', model_provider: 'Anthropic', alternative: 'LlamaIndex' } });
+  assert.is(filled.path, aiSpec);
+  assert.throws(() => s.run(pick(EVAL_PLANNER, 'spec check'), { vars: { phase: p.number } }), /Implementation Guidance: still holds the template placeholder/);
+  // The orchestrator's two sections, then each agent's, with Edit.
+  s.edit(aiSpec, 'because [the deciding reasons]', 'because the project already calls it and the answers need citations');
+  s.edit(aiSpec, 'not chosen because [reason]', 'not chosen because one retrieval step needs no framework');
+  s.edit(aiSpec, '[exact version to pin]', '0.40.1');
+  s.edit(aiSpec, '[one paragraph]', 'Answers questions about the user\'s notes, citing them.');
+  s.edit(aiSpec, /\[Written by gsd-ai-researcher[^\]]*\]/, '```ts\nconst reply = await client.messages.create({ model, messages });\n```\n\nSources: the SDK docs.');
+  s.edit(aiSpec, /\[Written by gsd-domain-researcher[^\]]*\]/, 'Personal knowledge management; the user judges the answers.');
+  s.edit(aiSpec, /- \[rubric ingredient[^\]]*\]/, '- good: quotes the note it used / bad: invents a note / stakes: lost trust');
+  s.edit(aiSpec, /\[Written by gsd-eval-planner[^\]]*\]/, 'From the domain context above.');
+  s.edit(aiSpec, /\| \[dimension\] \|[^\n]*/, '| Faithfulness | answers only from cited notes | LLM judge with a 3-level rubric | 0.9 |');
+  s.edit(aiSpec, /\[Where the evaluation[^\]]*\]/, '40 questions over a fixture of 200 notes, in evals/notes.json.');
+  s.edit(aiSpec, /- \[a check that runs[^\]]*\]/, '- Answers without a citation are replaced by "not found in your notes"');
+  s.edit(aiSpec, /\[The tracing tool[^\]]*\]/, 'Calls are logged with inputs, outputs and latency to .traces/.');
+  assert.is(s.run(pick(EVAL_PLANNER, 'spec check'), { vars: { phase: p.number } }).ok, true);
+  const checked = s.run(pick(AI_PHASE, 'spec check'), { vars: { phase_number: p.number } });
+  assert.equal([checked.kind, checked.counts.evaluation_dimensions], ['ai-spec', 1]);
+  s.run(pick(AI_PHASE, 'frontmatter set'), { vars: { ai_spec: aiSpec } });
+  s.run(pick(AI_PHASE, 'commit'), { vars: { padded_phase: p.padded, ai_spec: aiSpec } });
+  s.committed(new RegExp(`^docs\\(${p.padded}\\): AI design contract$`, 'm'));
+  assert.match(s.read(aiSpec), /^status: approved$/m);
+  assert.is(s.run(pick(PLAN_PHASE, 'init plan-phase'), { args: [p.number] }).phase_found, true);
+  return aiSpec;
+}
+
+/** eval-review on the built phase: init, phase find, the auditor's EVAL-REVIEW.md and check, the workflow's check and commit. */
+function evalReviewFlow(s: Scratch, p: Phase, aiSpec: string): void {
+  const dir = dirOf(p);
+  const init = s.run(pick(EVAL_REVIEW, 'init eval-review'), { vars: { phase: p.number } });
+  assert.equal([init.ai_spec_path, init.eval_review_path, typeof init.auditor_model], [aiSpec, null, 'string']);
+  assert.is(s.run(pick(EVAL_REVIEW, 'phase find'), { vars: { phase_number: p.number } }).summary_count, 1);
+  const review = `${dir}/${p.padded}-EVAL-REVIEW.md`;
+  const template = fs.readFileSync(path.join(SOURCE, 'gsd-core/templates/eval-review.md'), 'utf8');
+  s.write(review, template.replace('score: 0', 'score: 65').replace('verdict: not-implemented', 'verdict: needs-work'));
+  assert.throws(() => s.run(pick(EVAL_AUDITOR, 'spec check'), { vars: { phase: p.number } }), /Dimension Coverage: still holds the template placeholder/);
+  s.edit(review, /\| \[from AI-SPEC[^\n]*/, '| Faithfulness | judge 0.9 | evals/faithfulness.ts:8 | partial | threshold not enforced |');
+  for (const item of ['Reference dataset', 'Evaluation runner', 'Guardrails', 'Tracing']) s.edit(review, new RegExp(`\\| ${item} \\|[^\\n]*`), `| ${item} | present | evals/ |`);
+  s.edit(review, /- \[critical \| major \| minor\][^\n]*/, '- major: the judge threshold is printed, not enforced');
+  s.edit(review, /1\. \[the smallest change[^\n]*/, '1. Fail the eval run below 0.9 in evals/faithfulness.ts');
+  assert.is(s.run(pick(EVAL_AUDITOR, 'spec check'), { vars: { phase: p.number } }).ok, true);
+  const result = s.run(pick(EVAL_REVIEW, 'spec check'), { vars: { phase_number: p.number } });
+  assert.equal([result.score, result.verdict], [65, 'needs-work'], '70 x 0.5 for the partial dimension + 30 for the infrastructure');
+  s.run(pick(EVAL_REVIEW, 'commit'), { vars: { padded_phase: p.padded, score: result.score, verdict: result.verdict, phase_dir: dir } });
+  s.committed(new RegExp(`^docs\\(${p.padded}\\): eval review, 65/100 needs-work$`, 'm'));
+}
+
+test('should specify a phase, make it an MVP slice, write its AI design contract and review its evals, with the calls the corpus makes', async () => {
+  const s = new Scratch(await buildBundle(), tmpDir('gsd-lifecycle-cache-'));
+  initialise(s);
+  addPhase(s);
+  const p = PHASES[1];
+  specFlow(s, p);
+  mvpFlow(s, p);
+  const aiSpec = aiSpecFlow(s, p);
+  // The phase is built (one plan and its summary) before its evaluations are reviewed.
+  s.write(`${dirOf(p)}/${p.padded}-01-PLAN.md`, `---\nphase: ${p.padded}-${p.slug}\nplan: 01\nwave: 1\n---\n\n# Plan\n`);
+  s.write(`${dirOf(p)}/${p.padded}-01-SUMMARY.md`, `---\nphase: ${p.padded}-${p.slug}\nplan: 01\n---\n\n# Summary\n`);
+  evalReviewFlow(s, p, aiSpec);
+  // The MVP-mode text reaches plan-phase only through its section; the planner never carries it.
+  assert.match(fs.readFileSync(path.join(SOURCE, PLAN_PHASE), 'utf8'), /<!-- gsd:section id="mvp-mode" when="state:phase-mvp-mode" -->/);
+  assert.not.match(fs.readFileSync(path.join(SOURCE, PLANNER), 'utf8'), /planner-mvp\.md|walking skeleton/i);
+});
+
 test('should bind every placeholder or fail with the file and line of the call', () => {
   const call: Call = { file: 'x.md', line: 3, words: ['phase', 'add', '{description}'] };
   assert.equal(bind(call, { vars: { description: 'Search' } }), ['phase', 'add', 'Search']);

@@ -43,6 +43,7 @@ const FAMILIES: Record<string, () => Promise<HandlerModule>> = {
   'research-cache': () => import('./commands/research.ts'),
   learnings: () => import('./commands/learnings.ts'),
   profile: () => import('./commands/profile.ts'),
+  spec: () => import('./commands/spec.ts'),
   debug: () => import('./commands/debug.ts'),
   uat: () => import('./commands/uat.ts'),
   quick: () => import('./commands/quick.ts'),

@@ -78,6 +78,14 @@ const PHASE_QUALITY_WORKFLOWS: Record<string, InitSpec> = {
   'secure-phase': { models: { auditor: 'gsd-security-auditor' }, parts: ['phase', 'docs'], settings: ['workflow.security_block_on', 'workflow.security_asvs_level'] },
   'ui-phase': { models: { researcher: 'gsd-ui-researcher', checker: 'gsd-ui-checker' }, parts: ['phase', 'docs', 'search'], settings: ['workflow.ui_phase', 'workflow.ui_safety_gate', 'workflow.text_mode'] },
   'ui-review': { models: { auditor: 'gsd-ui-auditor' }, parts: ['phase', 'docs'] },
+  'spec-phase': { models: {}, parts: ['phase', 'docs'], settings: ['workflow.text_mode'] },
+  'mvp-phase': { models: {}, parts: ['phase', 'docs'], settings: ['workflow.text_mode'] },
+  'ai-integration-phase': {
+    models: { selector: 'gsd-framework-selector', ai_researcher: 'gsd-ai-researcher', domain_researcher: 'gsd-domain-researcher', eval_planner: 'gsd-eval-planner' },
+    parts: ['phase', 'docs', 'search'],
+    settings: ['workflow.text_mode'],
+  },
+  'eval-review': { models: { auditor: 'gsd-eval-auditor' }, parts: ['phase', 'docs'] },
   'validate-phase': { models: { auditor: 'gsd-nyquist-auditor' }, parts: ['phase', 'docs'], settings: ['workflow.nyquist_validation', 'workflow.test_command'] },
   'add-tests': { models: { executor: 'gsd-executor' }, parts: ['phase', 'docs'], settings: ['workflow.test_command'] },
   ship: { models: { reviewer: 'gsd-code-reviewer', writer: 'gsd-doc-writer' }, parts: ['phase', 'docs', 'verify', 'git'] },
@@ -193,6 +201,7 @@ function facts(ic: InitContext): Facts {
     gitCreateTag: () => getPath(ic.resolved, 'git.create_tag') !== false,
     contextWindow: () => Number(ic.resolved.context_window ?? 0),
     needsCodebaseMap: () => brownfield(ic).needs_codebase_map,
+    phaseMode: () => ic.info?.roadmap?.mode ?? null,
     config: (key) => getPath(ic.resolved, key),
   };
 }
@@ -351,6 +360,7 @@ const PHASE_PARTS = {
       has_verification: !!docs.VERIFICATION,
       has_uat: !!docs.UAT,
       has_patterns: !!docs.PATTERNS,
+      has_spec: !!docs.SPEC,
       has_plans: (info?.scan?.live.length ?? 0) > 0,
       plan_count: info?.scan?.live.length ?? 0,
       context_path: p('CONTEXT'),
@@ -366,6 +376,9 @@ const PHASE_PARTS = {
       review_fix_path: p('REVIEW-FIX'),
       security_path: p('SECURITY'),
       user_setup_path: p('USER-SETUP'),
+      spec_path: p('SPEC'),
+      ai_spec_path: p('AI-SPEC'),
+      eval_review_path: p('EVAL-REVIEW'),
     };
   },
   plans: (ic) => {

@@ -6,7 +6,7 @@ import type { Ctx } from '../core/context.ts';
 import { CliError, refused } from '../core/errors.ts';
 import { readText, readTextIfExists, writeSet } from '../core/fs.ts';
 import { withLock } from '../core/lock.ts';
-import { deletePhase, editPhaseFields, insertPhase, renumberPhases, setBulletChecked, syncPlanBoxes, upsertProgressRow } from '../planning/roadmap-edit.ts';
+import { deletePhase, editPhaseFields, insertPhase, parseUserStory, renumberPhases, setBulletChecked, syncPlanBoxes, upsertProgressRow } from '../planning/roadmap-edit.ts';
 import { countedPhases, parseRoadmap } from '../planning/roadmap.ts';
 import {
   comparePhase,
@@ -321,10 +321,11 @@ const edit: Handler = (inv, ctx) =>
   withLock(ctx.planningPath('.lock'), () => {
     const values = {
       Goal: str(inv, '--goal'),
+      Mode: str(inv, '--mode'),
       'Depends on': str(inv, '--depends-on'),
       Requirements: str(inv, '--requirements'),
     };
-    if (Object.values(values).every((v) => v === undefined)) throw new CliError('invalid-args', 'phase edit: give at least one of --goal, --depends-on, --requirements');
+    if (Object.values(values).every((v) => v === undefined)) throw new CliError('invalid-args', 'phase edit: give at least one of --goal, --mode, --depends-on, --requirements');
     for (const [k, v] of Object.entries(values)) if (v !== undefined && v.trim() === '') throw new CliError('invalid-args', `phase edit: --${k.toLowerCase().replace(/ /g, '-')} is empty; expected the new text`);
     const file = roadmapFile(ctx);
     const rel = ctx.rel(file);
@@ -332,6 +333,11 @@ const edit: Handler = (inv, ctx) =>
     const info = phaseInfo(ctx, inv.args.phase!, rm);
     if (!info.roadmap) throw new CliError('not-found', `${rel}: phase ${info.number} has no section to edit`);
     if (rm.bullets.some((b) => b.norm === info.padded && b.checked) && !bool(inv, '--force')) throw refused(`phase ${info.number} is complete; pass --force to edit it anyway`);
+    // An MVP phase is planned as vertical slices of one user story: its goal must be that story.
+    const goal = values.Goal ?? info.roadmap.goal ?? '';
+    if ((values.Mode ?? info.roadmap.mode) === 'mvp' && (values.Mode !== undefined || values.Goal !== undefined) && !parseUserStory(goal)) {
+      throw refused(`phase ${info.number}: an MVP phase's goal must be a user story, "As a <role>, I want to <capability>, so that <outcome>."; found "${goal}"`);
+    }
     const before = readText(file);
     let r: ReturnType<typeof editPhaseFields>;
     try {
@@ -341,7 +347,7 @@ const edit: Handler = (inv, ctx) =>
     }
     if (r.text !== before) writeSet([{ file, before, after: r.text }]);
     const after = phaseInfo(ctx, info.padded);
-    return { data: { phase: info.number, changed: r.changed, goal: after.roadmap?.goal ?? null, depends_on: after.roadmap?.dependsOn ?? null, requirements: after.roadmap?.requirements ?? [] } };
+    return { data: { phase: info.number, changed: r.changed, goal: after.roadmap?.goal ?? null, mode: after.roadmap?.mode ?? null, depends_on: after.roadmap?.dependsOn ?? null, requirements: after.roadmap?.requirements ?? [] } };
   });
 
 const complete: Handler = (inv, ctx) =>

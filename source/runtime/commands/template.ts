@@ -29,6 +29,9 @@ const PHASE_DOCS: Record<string, (padded: string, plan: string | null) => string
   security: (p) => `${p}-SECURITY.md`,
   'user-setup': (p) => `${p}-USER-SETUP.md`,
   learnings: (p) => `${p}-LEARNINGS.md`,
+  spec: (p) => `${p}-SPEC.md`,
+  'ai-spec': (p) => `${p}-AI-SPEC.md`,
+  'eval-review': (p) => `${p}-EVAL-REVIEW.md`,
 };
 
 export function templatePath(coreDir: string, name: string): string {

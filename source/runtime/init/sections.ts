@@ -21,6 +21,8 @@ export interface Facts {
   gitCreateTag(): boolean;
   contextWindow(): number;
   needsCodebaseMap(): boolean;
+  /** The phase's `**Mode**` in the roadmap (e.g. mvp), or null. */
+  phaseMode(): string | null;
   /** A resolved config value (defaults included), for config:<key> atoms. */
   config(key: string): unknown;
 }
@@ -46,6 +48,7 @@ export const WHEN_PREDICATES: Readonly<Record<string, (f: Facts) => boolean>> = 
   'state:git-create-tag': (f) => f.gitCreateTag(),
   'state:large-context-window': (f) => f.contextWindow() >= LARGE_CONTEXT_WINDOW,
   'state:needs-codebase-map': (f) => f.needsCodebaseMap(),
+  'state:phase-mvp-mode': (f) => f.flag('--mvp') || f.phaseMode() === 'mvp',
 });
 
 export interface ManifestEntry {

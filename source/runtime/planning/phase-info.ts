@@ -52,7 +52,7 @@ export function phaseInfo(ctx: Ctx, phase: string, rm: Roadmap | null = roadmapF
 /** Optional phase documents, by suffix: CONTEXT, RESEARCH, VERIFICATION, UAT, REVIEWS, PATTERNS, VALIDATION. */
 export function phaseDocs(info: PhaseInfo): Record<string, string | null> {
   const out: Record<string, string | null> = {};
-  for (const s of ['CONTEXT', 'RESEARCH', 'VERIFICATION', 'UAT', 'REVIEWS', 'PATTERNS', 'VALIDATION', 'UI-SPEC', 'UI-REVIEW', 'REVIEW', 'REVIEW-FIX', 'SECURITY', 'USER-SETUP']) {
+  for (const s of ['CONTEXT', 'RESEARCH', 'VERIFICATION', 'UAT', 'REVIEWS', 'PATTERNS', 'VALIDATION', 'UI-SPEC', 'UI-REVIEW', 'REVIEW', 'REVIEW-FIX', 'SECURITY', 'USER-SETUP', 'SPEC', 'AI-SPEC', 'EVAL-REVIEW']) {
     out[s] = info.dir ? phaseFile(info.dir.dir, s) : null;
   }
   return out;

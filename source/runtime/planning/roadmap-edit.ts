@@ -187,7 +187,7 @@ export function renumberPhases(text: string, file: string, mapping: Map<string, 
 }
 
 /** Fields of a phase section that `phase edit` may set, as they are spelled in ROADMAP.md. */
-export const EDITABLE_FIELDS = ['Goal', 'Depends on', 'Requirements'] as const;
+export const EDITABLE_FIELDS = ['Goal', 'Mode', 'Depends on', 'Requirements'] as const;
 export type EditableField = (typeof EDITABLE_FIELDS)[number];
 
 /**
@@ -224,4 +224,24 @@ export function editPhaseFields(text: string, file: string, phase: string, value
     }
   }
   return { text: join(rm, lines), changed };
+}
+
+/**
+ * The parts of a user story, "As a <role>, I want to <capability>, so that
+ * <outcome>." (also "As an"), or null when the text is not one. Plain index
+ * search, no pattern over the user's text.
+ */
+export function parseUserStory(text: string): { role: string; capability: string; outcome: string } | null {
+  const t = text.replace(/\s+/g, ' ').trim();
+  const low = t.toLowerCase();
+  const head = low.startsWith('as an ') ? 6 : low.startsWith('as a ') ? 5 : -1;
+  if (head < 0 || !t.endsWith('.')) return null;
+  const want = low.indexOf(', i want to ', head);
+  if (want < 0) return null;
+  const so = low.indexOf(', so that ', want + 12);
+  if (so < 0) return null;
+  const role = t.slice(head, want).trim();
+  const capability = t.slice(want + 12, so).trim();
+  const outcome = t.slice(so + 10, -1).trim();
+  return role && capability && outcome ? { role, capability, outcome } : null;
 }

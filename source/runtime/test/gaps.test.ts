@@ -150,7 +150,7 @@ s('should run phase edit, plan-index --gaps-only, uat verbs and quick list|statu
   assert.is.not(r.code, 0);
   assert.match(r.stderr, /phase 2 is complete; pass --force/);
   r = await run(['phase', 'edit', '1'], { cwd: root });
-  assert.match(r.stderr, /give at least one of --goal, --depends-on, --requirements/);
+  assert.match(r.stderr, /give at least one of --goal, --mode, --depends-on, --requirements/);
 
   r = await run(['phase', 'plan-index', '1', '--gaps-only'], { cwd: root });
   assert.equal([r.json.waves, r.json.runnable, r.json.plans[0].gap_ids], [{ '1': ['01-02'] }, ['01-02'], ['G-01-2']]);
