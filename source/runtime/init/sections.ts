@@ -52,6 +52,8 @@ export interface ManifestEntry {
   id: string;
   when: string;
   read: string;
+  /** The step's compact variant (a `.compact.md` sibling), when the bundle ships one. */
+  compact?: string;
 }
 
 export interface SectionSelection {
@@ -83,6 +85,10 @@ export function loadManifest(coreDir: string): { file: string; text: string; wor
     for (const e of entries as unknown[]) {
       const ok = e && typeof e === 'object' && ['id', 'when', 'read'].every((k) => typeof (e as Record<string, unknown>)[k] === 'string');
       if (!ok) throw new FileFormatError(file, lineOf(text, `"${wf}"`), `workflow "${wf}": every section needs string id, when and read`);
+      const compact = (e as Record<string, unknown>)['compact'];
+      if (compact !== undefined && (typeof compact !== 'string' || !compact.endsWith('.compact.md'))) {
+        throw new FileFormatError(file, lineOf(text, `"${wf}"`), `workflow "${wf}": a section's compact must be the path of a .compact.md file`);
+      }
     }
   }
   return { file, text, workflows: wfs as Record<string, ManifestEntry[]> };
@@ -93,7 +99,14 @@ function lineOf(text: string, needle: string, from = 0): number | undefined {
   return i < 0 ? undefined : text.slice(0, i).split('\n').length;
 }
 
-/** Select the sections of `workflow`; null when the manifest does not list it. */
+/** The config key that makes a workflow read compact variants. */
+export const COMPACT_CONTENT_KEY = 'workflow.compact_content';
+
+/**
+ * Select the sections of `workflow`; null when the manifest does not list it.
+ * `read` names, for each included section, the file to read: its compact
+ * variant when workflow.compact_content is true and the bundle ships one.
+ */
 export function selectSections(coreDir: string, workflow: string, facts: Facts): SectionSelection | null {
   const manifest = loadManifest(coreDir);
   if (!manifest || !Object.prototype.hasOwnProperty.call(manifest.workflows, workflow)) return null;
@@ -110,7 +123,7 @@ export function selectSections(coreDir: string, workflow: string, facts: Facts):
     }
     if (predicate(facts)) {
       out.included.push(e.id);
-      out.read.push(e.read);
+      out.read.push(e.compact !== undefined && facts.config(COMPACT_CONTENT_KEY) === true ? e.compact : e.read);
     } else out.excluded.push(e.id);
   }
   return out;
