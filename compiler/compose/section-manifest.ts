@@ -6,6 +6,8 @@ import type { IrNode } from '../ir/types.ts';
 
 export interface SectionManifest {
   workflows: Record<string, { id: string; when: string; read: string; compact?: string }[]>;
+  /** Canonical step, mode or template path → its compact variant, for every variant the bundle ships (absent when none). */
+  compact?: Record<string, string>;
 }
 
 export function buildSectionManifest(nodes: readonly IrNode[]): SectionManifest {
@@ -23,5 +25,12 @@ export function buildSectionManifest(nodes: readonly IrNode[]): SectionManifest 
       ...(compactSteps.has(`${workflow.name}/${section.id}`) ? { compact: `gsd-core/workflows/${workflow.name}/steps/${section.id}.compact.md` } : {}),
     }));
   }
-  return { workflows };
+  // Every payload variant, whether or not a section gates it: init hands the map to workflows as read_instead.
+  const compact = Object.fromEntries(
+    nodes
+      .filter((node) => node.variant === 'compact' && node.kind !== 'agent' && node.kind !== 'command' && node.path.startsWith('gsd-core/'))
+      .map((node) => [node.path.replace(/\.compact\.md$/, '.md'), node.path] as const)
+      .sort(([a], [b]) => compareText(a, b)),
+  );
+  return Object.keys(compact).length > 0 ? { workflows, compact } : { workflows };
 }

@@ -21,7 +21,7 @@ import { countedPhases, type Roadmap } from '../planning/roadmap.ts';
 import { listSeeds, listThreads, listTodos } from '../planning/capture.ts';
 import { KNOWLEDGE_BASE, knowledgeBasePath, listSessions, parseKnowledgeBase, sessionFiles } from '../planning/debug-session.ts';
 import { git } from '../core/git.ts';
-import { COMPACT_CONTENT_KEY, selectSections, type Facts } from '../init/sections.ts';
+import { COMPACT_CONTENT_KEY, readInstead, selectSections, type Facts } from '../init/sections.ts';
 import { planIndex } from './phase.ts';
 import { TABLE } from '../cli/table.ts';
 import type { Handler } from '../cli/handler.ts';
@@ -702,6 +702,8 @@ const init: Handler = (inv, ctx) => {
     agents_installed: dirExists && missing.length === 0,
     missing_agents: missing,
     section_manifest: selectSections(ctx.coreDir, workflow, facts(ic)),
+    // With workflow.compact_content on: bundle path of a step, mode or template → its compact sibling, to read instead.
+    read_instead: readInstead(ctx.coreDir, compact),
   });
   return { data: out };
 };

@@ -68,7 +68,7 @@ export function manifestPath(coreDir: string): string {
 }
 
 /** Load the manifest; null when the bundle has none. Shape errors name file:line. */
-export function loadManifest(coreDir: string): { file: string; text: string; workflows: Record<string, ManifestEntry[]> } | null {
+export function loadManifest(coreDir: string): { file: string; text: string; workflows: Record<string, ManifestEntry[]>; compact: Record<string, string> } | null {
   const file = manifestPath(coreDir);
   const text = readTextIfExists(file);
   if (text === null) return null;
@@ -91,7 +91,21 @@ export function loadManifest(coreDir: string): { file: string; text: string; wor
       }
     }
   }
-  return { file, text, workflows: wfs as Record<string, ManifestEntry[]> };
+  const compact = (data as { compact?: unknown }).compact ?? {};
+  const pairs = compact && typeof compact === 'object' && !Array.isArray(compact) ? Object.entries(compact as Record<string, unknown>) : null;
+  if (pairs === null || pairs.some(([from, to]) => typeof to !== 'string' || !from.endsWith('.md') || to !== `${from.slice(0, -'.md'.length)}.compact.md`)) {
+    throw new FileFormatError(file, lineOf(text, '"compact"'), 'expected "compact" to map each canonical .md path to its .compact.md sibling');
+  }
+  return { file, text, workflows: wfs as Record<string, ManifestEntry[]>, compact: Object.fromEntries(pairs) as Record<string, string> };
+}
+
+/**
+ * Files to read in place of the ones a workflow names: every compact variant the
+ * bundle ships when workflow.compact_content is true, else none.
+ */
+export function readInstead(coreDir: string, compactContent: boolean): Record<string, string> {
+  if (!compactContent) return {};
+  return loadManifest(coreDir)?.compact ?? {};
 }
 
 function lineOf(text: string, needle: string, from = 0): number | undefined {

@@ -79,6 +79,10 @@ s('should read compact variants of steps and agents only with workflow.compact_c
         { id: 'prd-express-gate', when: 'always', read: 'gsd-core/workflows/plan-phase/steps/prd-express-gate.md' },
       ],
     },
+    compact: {
+      'gsd-core/workflows/plan-phase/steps/research-gate.md': 'gsd-core/workflows/plan-phase/steps/research-gate.compact.md',
+      'gsd-core/workflows/plan-phase/steps/revision-loop.md': 'gsd-core/workflows/plan-phase/steps/revision-loop.compact.md',
+    },
   };
   const dir = coreDir(manifest);
   fs.mkdirSync(path.join(dir, 'agents'));
@@ -91,6 +95,7 @@ s('should read compact variants of steps and agents only with workflow.compact_c
   assert.equal(r.json.section_manifest.read, ['gsd-core/workflows/plan-phase/steps/research-gate.md', 'gsd-core/workflows/plan-phase/steps/prd-express-gate.md']);
   assert.is(r.json.planner_prompt, null);
   assert.is(r.json.checker_prompt, null);
+  assert.equal(r.json.read_instead, {});
   const on = standardProject({ '.planning/config.json': '{"workflow": {"compact_content": true}}' });
   r = await run(['init', 'plan-phase', '1', '--research'], { cwd: on, env });
   assert.is(r.code, 0, r.stderr);
@@ -99,11 +104,17 @@ s('should read compact variants of steps and agents only with workflow.compact_c
   assert.equal(r.json.section_manifest.read, ['gsd-core/workflows/plan-phase/steps/research-gate.compact.md', 'gsd-core/workflows/plan-phase/steps/prd-express-gate.md']);
   assert.is(r.json.planner_prompt, path.join(dir, 'agents', 'gsd-planner.compact.md'));
   assert.is(r.json.checker_prompt, null, 'no gsd-plan-checker.compact.md in the bundle: the agent keeps its own prompt');
+  assert.equal(r.json.read_instead, manifest.compact, 'steps no section gates are swapped too');
   // A manifest whose compact entry is not a .compact.md path fails closed.
   const bad = coreDir({ workflows: { 'plan-phase': [{ id: 'x', when: 'always', read: 'a.md', compact: '../../etc/passwd' }] } });
   r = await run(['init', 'plan-phase', '1'], { cwd: on, env: { GSD_CORE_DIR: bad } });
   assert.is(r.code, 1);
   assert.match(r.stderr, /section-manifest\.json:\d+: workflow "plan-phase": a section's compact must be the path of a \.compact\.md file/);
+  // A compact map that sends a read anywhere but the canonical file's own sibling fails closed too.
+  const elsewhere = coreDir({ workflows: {}, compact: { 'gsd-core/workflows/a/steps/x.md': 'gsd-core/workflows/b/steps/x.compact.md' } });
+  r = await run(['init', 'plan-phase', '1'], { cwd: on, env: { GSD_CORE_DIR: elsewhere } });
+  assert.is(r.code, 1);
+  assert.match(r.stderr, /section-manifest\.json:\d+: expected "compact" to map each canonical \.md path to its \.compact\.md sibling/);
 });
 
 s('should fail closed on an unknown when atom, naming the manifest line', async () => {
