@@ -83,7 +83,9 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     // files with one `name:` (or, where the file name is the name, without listing a second agent every
     // turn), so it lands under gsd-core/agents/, where `init` points a workflow at it (agentVariantPath).
     if (node.kind === 'agent' && node.variant !== undefined) {
-      put(at(`{root}/${agentVariantPath(node.name, node.variant)}`), composeText(node, context, 0), { source: node.path });
+      // Its frontmatter is text to read here, rendered like the body (slash mentions in the runtime's syntax).
+      const text = `${composeString(node.text.slice(0, node.body.start), context)}${composeText(node, context)}`;
+      put(at(`{root}/${agentVariantPath(node.name, node.variant)}`), text, { source: node.path });
     }
   }
   put(at('{root}/gsd-core/workflows/section-manifest.json'), `${JSON.stringify(buildSectionManifest(ir.nodes), null, 2)}\n`);
