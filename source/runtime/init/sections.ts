@@ -85,9 +85,10 @@ export function loadManifest(coreDir: string): { file: string; text: string; wor
     for (const e of entries as unknown[]) {
       const ok = e && typeof e === 'object' && ['id', 'when', 'read'].every((k) => typeof (e as Record<string, unknown>)[k] === 'string');
       if (!ok) throw new FileFormatError(file, lineOf(text, `"${wf}"`), `workflow "${wf}": every section needs string id, when and read`);
-      const compact = (e as Record<string, unknown>)['compact'];
-      if (compact !== undefined && (typeof compact !== 'string' || !compact.endsWith('.compact.md'))) {
-        throw new FileFormatError(file, lineOf(text, `"${wf}"`), `workflow "${wf}": a section's compact must be the path of a .compact.md file`);
+      // The compact file may only be the section's own step file's sibling: never a path the manifest picks freely.
+      const { read, compact } = e as Record<string, unknown>;
+      if (compact !== undefined && (typeof compact !== 'string' || !String(read).endsWith('.md') || compact !== `${String(read).slice(0, -'.md'.length)}.compact.md`)) {
+        throw new FileFormatError(file, lineOf(text, `"${wf}"`), `workflow "${wf}": a section's compact must be the .compact.md sibling of its read file`);
       }
     }
   }

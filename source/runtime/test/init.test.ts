@@ -109,7 +109,10 @@ s('should read compact variants of steps and agents only with workflow.compact_c
   const bad = coreDir({ workflows: { 'plan-phase': [{ id: 'x', when: 'always', read: 'a.md', compact: '../../etc/passwd' }] } });
   r = await run(['init', 'plan-phase', '1'], { cwd: on, env: { GSD_CORE_DIR: bad } });
   assert.is(r.code, 1);
-  assert.match(r.stderr, /section-manifest\.json:\d+: workflow "plan-phase": a section's compact must be the path of a \.compact\.md file/);
+  assert.match(r.stderr, /section-manifest\.json:\d+: workflow "plan-phase": a section's compact must be the \.compact\.md sibling of its read file/);
+  const sideways = coreDir({ workflows: { 'plan-phase': [{ id: 'x', when: 'always', read: 'gsd-core/workflows/a/steps/x.md', compact: 'gsd-core/workflows/b/steps/x.compact.md' }] } });
+  r = await run(['init', 'plan-phase', '1'], { cwd: on, env: { GSD_CORE_DIR: sideways } });
+  assert.is(r.code, 1, "a .compact.md that is not the read file's sibling");
   // A compact map that sends a read anywhere but the canonical file's own sibling fails closed too.
   const elsewhere = coreDir({ workflows: {}, compact: { 'gsd-core/workflows/a/steps/x.md': 'gsd-core/workflows/b/steps/x.compact.md' } });
   r = await run(['init', 'plan-phase', '1'], { cwd: on, env: { GSD_CORE_DIR: elsewhere } });
