@@ -58,6 +58,7 @@ export const DIAGNOSTIC_CODES = {
   'shell-literal-value': 'a fenced shell example in an agent or workflow writes a phase number, phase folder, plan id or commit scope as a literal instead of a placeholder',
   'step-file-missing': 'a gsd:section has no steps/<id>.md file',
   'step-file-orphan': 'a steps/ or modes/ file is reached from nowhere',
+  'variant-drift': 'a compact variant (a .compact.md sibling) has no canonical file, or names a gsd:section, file, agent or command its canonical file does not',
   'budget-exceeded': 'a file or eager-load closure is larger than its ceiling',
   'budget-loosened': 'a ceiling is above its tier cap or above the committed baseline',
   'budget-slack': 'a ceiling sits further above the file than its grace allows',

@@ -17,6 +17,7 @@ import { buildCorpusRuntime, type BuiltRuntime } from './load/build-runtime.ts';
 import { checkFrontmatter } from './check/check-frontmatter.ts';
 import { checkReferences } from './check/check-references.ts';
 import { checkStepFiles } from './check/check-step-files.ts';
+import { checkVariants } from './check/check-variants.ts';
 import { checkLoopPoints } from './check/check-loop-points.ts';
 import { checkBudgets, loadBudgets, measureBudgets, type BudgetRow, type LoadedBudgets } from './check/check-budgets.ts';
 import { checkEmittedPaths, checkLimits, foreignRoots } from './check/check-emitted.ts';
@@ -139,6 +140,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     ...checkFrontmatter(ir.nodes),
     ...checkReferences(ir.nodes),
     ...checkStepFiles(ir.nodes),
+    ...checkVariants(ir.nodes),
     ...checkLoopPoints(ir.nodes),
     ...checkBudgets(budgetRows, budgets),
     ...checkOnlyBlocks(ir.nodes, targets.map((target) => target.definition.id)),

@@ -2,6 +2,7 @@
 // and every steps/ or modes/ file is reached from its workflow.
 import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { IrNode } from '../ir/types.ts';
+import { canonicalId } from './check-variants.ts';
 
 export function checkStepFiles(nodes: readonly IrNode[]): Diagnostic[] {
   const byId = new Map(nodes.map((node) => [node.id, node]));
@@ -18,8 +19,9 @@ export function checkStepFiles(nodes: readonly IrNode[]): Diagnostic[] {
     }
     const reached = reachedChildren(workflow, byId);
     for (const childId of workflow.children ?? []) {
-      if (reached.has(childId)) continue;
       const child = byId.get(childId)!;
+      // A variant is read in place of its canonical file: reached when that is.
+      if (reached.has(canonicalId(child))) continue;
       diagnostics.push(
         diagnostic(child.path, 1, 1, 'step-file-orphan', `expected ${workflow.path} (or a file it reaches) to read this ${child.kind} file, found no reference`),
       );

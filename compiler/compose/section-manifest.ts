@@ -5,12 +5,16 @@ import { compareText } from '../diagnostics.ts';
 import type { IrNode } from '../ir/types.ts';
 
 export interface SectionManifest {
-  workflows: Record<string, { id: string; when: string; read: string }[]>;
+  workflows: Record<string, { id: string; when: string; read: string; compact?: string }[]>;
+  /** Canonical step, mode or template path → its compact variant, for every variant the bundle ships (absent when none). */
+  compact?: Record<string, string>;
 }
 
 export function buildSectionManifest(nodes: readonly IrNode[]): SectionManifest {
   const workflows: SectionManifest['workflows'] = {};
   const sorted = nodes.filter((node) => node.kind === 'workflow').sort((a, b) => compareText(a.name, b.name));
+  // Steps that have a compact variant in the IR: the runtime reads it instead when workflow.compact_content is on.
+  const compactSteps = new Set(nodes.filter((node) => node.kind === 'step' && node.variant === 'compact').map((node) => node.name));
   for (const workflow of sorted) {
     const explicit = workflow.sections.filter((section) => section.explicit);
     if (explicit.length === 0) continue;
@@ -18,7 +22,15 @@ export function buildSectionManifest(nodes: readonly IrNode[]): SectionManifest 
       id: section.id,
       when: section.when,
       read: `gsd-core/workflows/${workflow.name}/steps/${section.id}.md`,
+      ...(compactSteps.has(`${workflow.name}/${section.id}`) ? { compact: `gsd-core/workflows/${workflow.name}/steps/${section.id}.compact.md` } : {}),
     }));
   }
-  return { workflows };
+  // Every payload variant, whether or not a section gates it: init hands the map to workflows as read_instead.
+  const compact = Object.fromEntries(
+    nodes
+      .filter((node) => node.variant === 'compact' && node.kind !== 'agent' && node.kind !== 'command' && node.path.startsWith('gsd-core/'))
+      .map((node) => [node.path.replace(/\.compact\.md$/, '.md'), node.path] as const)
+      .sort(([a], [b]) => compareText(a, b)),
+  );
+  return Object.keys(compact).length > 0 ? { workflows, compact } : { workflows };
 }

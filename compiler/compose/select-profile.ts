@@ -135,6 +135,9 @@ export function selectProfile(ir: CorpusIr, commands: ReadonlySet<string> | 'all
     for (const child of node.children ?? []) ship(byId.get(child));
     if (node.parent) ship(byId.get(node.parent));
   }
+  // A variant (a `.compact.md` sibling) goes wherever its canonical node goes.
+  const canonicalOf = (node: IrNode) => node.id.slice(0, -`.${node.variant}`.length);
+  for (const node of ir.nodes) if (node.variant !== undefined && shipped.has(canonicalOf(node))) shipped.add(node.id);
   const diagnostics: Diagnostic[] = [];
   const nodes = ir.nodes
     .filter((node) => shipped.has(node.id))

@@ -74,10 +74,18 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     for (const file of renderAgents(agents, surface, context, at)) put(file.path, file.contents, { source: file.source });
   }
   for (const node of ir.nodes) {
-    // A variant (upstream's `.compact.md` steps, modes and templates) lands at its own path, next to its
+    // A variant (a `.compact.md` step, mode or template) lands at its own path, next to its
     // canonical file, where the corpus's compact-content gate reads it.
     if (PAYLOAD_KINDS.has(node.kind) && node.path.startsWith('gsd-core/')) {
       put(at(`{root}/${node.path}`), composeText(node, context, 0), { source: node.path });
+    }
+    // An agent's variant is a prompt to read, not a second agent: no runtime's agent folder can hold two
+    // files with one `name:` (or, where the file name is the name, without listing a second agent every
+    // turn), so it lands under gsd-core/agents/, where `init` points a workflow at it (agentVariantPath).
+    if (node.kind === 'agent' && node.variant !== undefined) {
+      // Its frontmatter is text to read here, rendered like the body (slash mentions in the runtime's syntax).
+      const text = `${composeString(node.text.slice(0, node.body.start), context)}${composeText(node, context)}`;
+      put(at(`{root}/${agentVariantPath(node.name, node.variant)}`), text, { source: node.path });
     }
   }
   put(at('{root}/gsd-core/workflows/section-manifest.json'), `${JSON.stringify(buildSectionManifest(ir.nodes), null, 2)}\n`);
@@ -187,6 +195,11 @@ function renderConfig(config: ConfigFile, target: Target): string {
     case 'file':
       return target.files[config.file ?? ''] ?? '';
   }
+}
+
+/** Where an agent's variant prompt sits under the bundle root, e.g. gsd-core/agents/gsd-planner.compact.md. */
+export function agentVariantPath(name: string, variant: string): string {
+  return `gsd-core/agents/${name}.${variant}.md`;
 }
 
 export function expandPath(pattern: string, scope: TargetScope, names: Record<string, string>): string {

@@ -99,7 +99,7 @@ export interface IrNode {
   router?: true;
   /** Lines a skill profile leaves out: list items and table rows naming a command it does not ship (compose/select-profile.ts). */
   droppedLines?: number[];
-  /** An alternative version of a node (e.g. upstream's `.compact` agents): checked, not shipped. */
+  /** An alternative version of a node (a `.compact.md` sibling): id `<canonical id>.<variant>`, checked against its canonical node (check-variants.ts) and shipped next to it. */
   variant?: string;
 }
 

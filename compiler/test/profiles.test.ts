@@ -44,6 +44,16 @@ profiles('should ship a profile\'s commands and exactly the files their edges re
   assert.not.ok(tree.has('.claude/gsd-core/references/review-notes.md'), 'read only by review, which core leaves out');
 });
 
+profiles('should ship a compact variant exactly where its canonical node goes', () => {
+  const variantOf = (id: string) => {
+    const node = compiled.ir.nodes.find((candidate) => candidate.id === id)!;
+    return { ...node, id: `${id}.compact`, variant: 'compact', path: node.path.replace(/\.md$/, '.compact.md') };
+  };
+  const withVariants = { ...compiled, ir: { ...compiled.ir, nodes: [...compiled.ir.nodes, variantOf('workflow:start'), variantOf('reference:review-notes')] } };
+  const ids = profileIr(withVariants, ['core']).ir.nodes.map((node) => node.id).sort();
+  assert.equal(ids, ['command:start', 'reference:rules', 'workflow:start', 'workflow:start.compact'], 'review-notes is not shipped by core, nor is its variant');
+});
+
 profiles('should drop the whole list item and the table row naming a command the profile leaves out', () => {
   const start = text(bundle(['core']), '.claude/skills/gsd-start/SKILL.md');
   assert.not.match(start, /gsd-review|A second line/);

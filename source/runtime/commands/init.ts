@@ -21,7 +21,7 @@ import { countedPhases, type Roadmap } from '../planning/roadmap.ts';
 import { listSeeds, listThreads, listTodos } from '../planning/capture.ts';
 import { KNOWLEDGE_BASE, knowledgeBasePath, listSessions, parseKnowledgeBase, sessionFiles } from '../planning/debug-session.ts';
 import { git } from '../core/git.ts';
-import { selectSections, type Facts } from '../init/sections.ts';
+import { COMPACT_CONTENT_KEY, readInstead, selectSections, type Facts } from '../init/sections.ts';
 import { planIndex } from './phase.ts';
 import { TABLE } from '../cli/table.ts';
 import type { Handler } from '../cli/handler.ts';
@@ -645,6 +645,12 @@ function agentsDir(ctx: Ctx): string {
   return path.resolve(ctx.coreDir, '..', 'agents');
 }
 
+/** The bundle's compact variant of `agent` (gsd-core/agents/<agent>.compact.md, where the build puts it), or null. */
+function compactAgentPrompt(ctx: Ctx, agent: string): string | null {
+  const file = path.join(ctx.coreDir, 'agents', `${agent}.compact.md`);
+  return exists(file) ? file : null;
+}
+
 function agentInstalled(dir: string, agent: string): boolean {
   return ['.md', '.toml', '.agent.md', '.yaml'].some((ext) => exists(path.join(dir, `${agent}${ext}`)));
 }
@@ -657,8 +663,12 @@ const init: Handler = (inv, ctx) => {
   const resolved = ic.resolved;
   const runtime = runtimeOf(ctx.env, resolved.runtime, ctx.coreDir);
   const out: Record<string, unknown> = { workflow };
+  const compact = getPath(resolved, COMPACT_CONTENT_KEY) === true;
+  out.compact_content = compact;
   for (const [key, agent] of Object.entries(spec.models)) {
     out[`${key}_model`] = resolveModel(agent, resolved, runtime).model;
+    // The agent's compact prompt, to read in place of its own: only with workflow.compact_content on and the variant shipped.
+    out[`${key}_prompt`] = compact ? compactAgentPrompt(ctx, agent) : null;
     // The agent's skills block (agent_skills.<agent>), only when the project configures one.
     const skills = resolveAgentSkills(ctx, resolved, agent);
     for (const w of skills.warnings) ctx.warn(`agent_skills.${agent}: ${w}`);
@@ -705,6 +715,8 @@ const init: Handler = (inv, ctx) => {
     agents_installed: dirExists && missing.length === 0,
     missing_agents: missing,
     section_manifest: selectSections(ctx.coreDir, workflow, facts(ic)),
+    // With workflow.compact_content on: bundle path of a step, mode or template → its compact sibling, to read instead.
+    read_instead: readInstead(ctx.coreDir, compact),
   });
   return { data: out };
 };

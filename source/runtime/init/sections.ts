@@ -55,6 +55,8 @@ export interface ManifestEntry {
   id: string;
   when: string;
   read: string;
+  /** The step's compact variant (a `.compact.md` sibling), when the bundle ships one. */
+  compact?: string;
 }
 
 export interface SectionSelection {
@@ -69,7 +71,7 @@ export function manifestPath(coreDir: string): string {
 }
 
 /** Load the manifest; null when the bundle has none. Shape errors name file:line. */
-export function loadManifest(coreDir: string): { file: string; text: string; workflows: Record<string, ManifestEntry[]> } | null {
+export function loadManifest(coreDir: string): { file: string; text: string; workflows: Record<string, ManifestEntry[]>; compact: Record<string, string> } | null {
   const file = manifestPath(coreDir);
   const text = readTextIfExists(file);
   if (text === null) return null;
@@ -86,9 +88,28 @@ export function loadManifest(coreDir: string): { file: string; text: string; wor
     for (const e of entries as unknown[]) {
       const ok = e && typeof e === 'object' && ['id', 'when', 'read'].every((k) => typeof (e as Record<string, unknown>)[k] === 'string');
       if (!ok) throw new FileFormatError(file, lineOf(text, `"${wf}"`), `workflow "${wf}": every section needs string id, when and read`);
+      // The compact file may only be the section's own step file's sibling: never a path the manifest picks freely.
+      const { read, compact } = e as Record<string, unknown>;
+      if (compact !== undefined && (typeof compact !== 'string' || !String(read).endsWith('.md') || compact !== `${String(read).slice(0, -'.md'.length)}.compact.md`)) {
+        throw new FileFormatError(file, lineOf(text, `"${wf}"`), `workflow "${wf}": a section's compact must be the .compact.md sibling of its read file`);
+      }
     }
   }
-  return { file, text, workflows: wfs as Record<string, ManifestEntry[]> };
+  const compact = (data as { compact?: unknown }).compact ?? {};
+  const pairs = compact && typeof compact === 'object' && !Array.isArray(compact) ? Object.entries(compact as Record<string, unknown>) : null;
+  if (pairs === null || pairs.some(([from, to]) => typeof to !== 'string' || !from.endsWith('.md') || to !== `${from.slice(0, -'.md'.length)}.compact.md`)) {
+    throw new FileFormatError(file, lineOf(text, '"compact"'), 'expected "compact" to map each canonical .md path to its .compact.md sibling');
+  }
+  return { file, text, workflows: wfs as Record<string, ManifestEntry[]>, compact: Object.fromEntries(pairs) as Record<string, string> };
+}
+
+/**
+ * Files to read in place of the ones a workflow names: every compact variant the
+ * bundle ships when workflow.compact_content is true, else none.
+ */
+export function readInstead(coreDir: string, compactContent: boolean): Record<string, string> {
+  if (!compactContent) return {};
+  return loadManifest(coreDir)?.compact ?? {};
 }
 
 function lineOf(text: string, needle: string, from = 0): number | undefined {
@@ -96,7 +117,14 @@ function lineOf(text: string, needle: string, from = 0): number | undefined {
   return i < 0 ? undefined : text.slice(0, i).split('\n').length;
 }
 
-/** Select the sections of `workflow`; null when the manifest does not list it. */
+/** The config key that makes a workflow read compact variants. */
+export const COMPACT_CONTENT_KEY = 'workflow.compact_content';
+
+/**
+ * Select the sections of `workflow`; null when the manifest does not list it.
+ * `read` names, for each included section, the file to read: its compact
+ * variant when workflow.compact_content is true and the bundle ships one.
+ */
 export function selectSections(coreDir: string, workflow: string, facts: Facts): SectionSelection | null {
   const manifest = loadManifest(coreDir);
   if (!manifest || !Object.prototype.hasOwnProperty.call(manifest.workflows, workflow)) return null;
@@ -113,7 +141,7 @@ export function selectSections(coreDir: string, workflow: string, facts: Facts):
     }
     if (predicate(facts)) {
       out.included.push(e.id);
-      out.read.push(e.read);
+      out.read.push(e.compact !== undefined && facts.config(COMPACT_CONTENT_KEY) === true ? e.compact : e.read);
     } else out.excluded.push(e.id);
   }
   return out;

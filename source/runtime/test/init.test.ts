@@ -71,6 +71,55 @@ s('should select sections from flags, config and disk state', async () => {
   assert.is(r.stdout, '', 'a workflow the manifest does not list gets null: read everything');
 });
 
+s('should read compact variants of steps and agents only with workflow.compact_content on and the variant shipped', async () => {
+  const manifest = {
+    workflows: {
+      'plan-phase': [
+        { id: 'research-gate', when: 'flag:--research', read: 'gsd-core/workflows/plan-phase/steps/research-gate.md', compact: 'gsd-core/workflows/plan-phase/steps/research-gate.compact.md' },
+        { id: 'prd-express-gate', when: 'always', read: 'gsd-core/workflows/plan-phase/steps/prd-express-gate.md' },
+      ],
+    },
+    compact: {
+      'gsd-core/workflows/plan-phase/steps/research-gate.md': 'gsd-core/workflows/plan-phase/steps/research-gate.compact.md',
+      'gsd-core/workflows/plan-phase/steps/revision-loop.md': 'gsd-core/workflows/plan-phase/steps/revision-loop.compact.md',
+    },
+  };
+  const dir = coreDir(manifest);
+  fs.mkdirSync(path.join(dir, 'agents'));
+  fs.writeFileSync(path.join(dir, 'agents', 'gsd-planner.compact.md'), '# planner, compact\n');
+  const env = { GSD_CORE_DIR: dir };
+  const off = standardProject();
+  let r = await run(['init', 'plan-phase', '1', '--research'], { cwd: off, env });
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.json.compact_content, false, 'the default is off');
+  assert.equal(r.json.section_manifest.read, ['gsd-core/workflows/plan-phase/steps/research-gate.md', 'gsd-core/workflows/plan-phase/steps/prd-express-gate.md']);
+  assert.is(r.json.planner_prompt, null);
+  assert.is(r.json.checker_prompt, null);
+  assert.equal(r.json.read_instead, {});
+  const on = standardProject({ '.planning/config.json': '{"workflow": {"compact_content": true}}' });
+  r = await run(['init', 'plan-phase', '1', '--research'], { cwd: on, env });
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.json.compact_content, true);
+  // The compact sibling where one is shipped, the canonical file where none is.
+  assert.equal(r.json.section_manifest.read, ['gsd-core/workflows/plan-phase/steps/research-gate.compact.md', 'gsd-core/workflows/plan-phase/steps/prd-express-gate.md']);
+  assert.is(r.json.planner_prompt, path.join(dir, 'agents', 'gsd-planner.compact.md'));
+  assert.is(r.json.checker_prompt, null, 'no gsd-plan-checker.compact.md in the bundle: the agent keeps its own prompt');
+  assert.equal(r.json.read_instead, manifest.compact, 'steps no section gates are swapped too');
+  // A manifest whose compact entry is not a .compact.md path fails closed.
+  const bad = coreDir({ workflows: { 'plan-phase': [{ id: 'x', when: 'always', read: 'a.md', compact: '../../etc/passwd' }] } });
+  r = await run(['init', 'plan-phase', '1'], { cwd: on, env: { GSD_CORE_DIR: bad } });
+  assert.is(r.code, 1);
+  assert.match(r.stderr, /section-manifest\.json:\d+: workflow "plan-phase": a section's compact must be the \.compact\.md sibling of its read file/);
+  const sideways = coreDir({ workflows: { 'plan-phase': [{ id: 'x', when: 'always', read: 'gsd-core/workflows/a/steps/x.md', compact: 'gsd-core/workflows/b/steps/x.compact.md' }] } });
+  r = await run(['init', 'plan-phase', '1'], { cwd: on, env: { GSD_CORE_DIR: sideways } });
+  assert.is(r.code, 1, "a .compact.md that is not the read file's sibling");
+  // A compact map that sends a read anywhere but the canonical file's own sibling fails closed too.
+  const elsewhere = coreDir({ workflows: {}, compact: { 'gsd-core/workflows/a/steps/x.md': 'gsd-core/workflows/b/steps/x.compact.md' } });
+  r = await run(['init', 'plan-phase', '1'], { cwd: on, env: { GSD_CORE_DIR: elsewhere } });
+  assert.is(r.code, 1);
+  assert.match(r.stderr, /section-manifest\.json:\d+: expected "compact" to map each canonical \.md path to its \.compact\.md sibling/);
+});
+
 s('should fail closed on an unknown when atom, naming the manifest line', async () => {
   const text = JSON.stringify({ workflows: { 'plan-phase': [{ id: 'x', when: 'flag:--research', read: 'a.md' }, { id: 'y', when: 'state:made-up', read: 'b.md' }] } }, null, 2);
   const env = { GSD_CORE_DIR: coreDir(text) };
