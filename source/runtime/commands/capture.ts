@@ -137,7 +137,7 @@ const backlogList: Handler = (inv, ctx) => {
   const which = (inv.args.status ?? 'open') as BacklogState;
   if (!BACKLOG_STATES.includes(which)) throw usage(`backlog status "${which}" must be one of: ${BACKLOG_STATES.join(', ')}`);
   const items = listBacklog(ctx, which);
-  return { data: { count: items.length, status: which, items } };
+  return { data: { count: items.length, status: which, dir: ctx.rel(backlogDir(ctx, 'open')), items } };
 };
 
 /**
@@ -159,7 +159,7 @@ const backlogPromote: Handler = (inv, ctx) =>
     }
     const created = phaseKnown(ctx, number) ? null : createPhase(ctx, number, title);
     const to = moveRecord(rec.file, backlogDir(ctx, 'promoted'), rewriteRecord(rec, { status: 'promoted', phase: number, promoted: ctx.now().toISOString() }));
-    return { data: { promoted: true, id: textField(rec.fm, 'id') ?? rec.id, phase_number: number, directory: created?.directory ?? null, resumed: pending !== null, path: ctx.rel(to) }, raw: number };
+    return { data: { promoted: true, id: textField(rec.fm, 'id') ?? rec.id, phase_number: number, directory: created?.directory ?? null, resumed: pending !== null, path: ctx.rel(to), roadmap: ctx.rel(ctx.planningPath('ROADMAP.md')), state: ctx.rel(ctx.planningPath('STATE.md')) }, raw: number };
   });
 
 const backlogDrop: Handler = (inv, ctx) => {
