@@ -152,6 +152,8 @@ const backlogPromote: Handler = (inv, ctx) =>
     let rec = readRecord(ctx, findRecord(ctx, backlogDir(ctx, 'open'), inv.args.id!, 'open backlog item'));
     const title = recordTitle(rec);
     const pending = rec.fm.status === 'promoting' ? textField(rec.fm, 'phase') : null;
+    // The number comes from our own earlier run, but the file is editable: take only a phase number.
+    if (pending !== null && !/^\d{1,4}$/.test(pending)) throw refused(`${ctx.rel(rec.file)}: phase "${pending}" of a promotion in progress is not a phase number; set it to the phase added for this item, or remove the status and phase lines`);
     const number = pending ?? nextPhaseNumber(ctx);
     if (!pending) {
       writeAtomic(rec.file, rewriteRecord(rec, { status: 'promoting', phase: number }));

@@ -12,7 +12,7 @@ import type { Ctx } from '../core/context.ts';
 import { exists, isDir, listDir, readText, readTextIfExists, safeUnlink, writeAtomic, writeSet } from '../core/fs.ts';
 import { parseJson } from '../core/json.ts';
 import { withLock } from '../core/lock.ts';
-import { diskStatus, findPhaseDir, isSentinel, listPhaseDirs, listPhaseDirsIn, phaseFile, scanPhase, type PhaseDir } from '../planning/phases.ts';
+import { diskStatus, findPhaseDir, isSentinel, listPhaseDirs, listPhaseDirsIn, phaseFile, phasesDir, scanPhase, type PhaseDir } from '../planning/phases.ts';
 import { roadmapFor, stateMilestone, verificationStatus } from '../planning/phase-info.ts';
 import { countedPhases, parseRoadmap } from '../planning/roadmap.ts';
 import { withPlanningLock } from '../planning/records.ts';
@@ -236,8 +236,18 @@ function runJournal(ctx: Ctx, journal: string, moves: Move[]): Move[] {
 function readJournal(ctx: Ctx, journal: string): Move[] {
   const data = parseJson(readText(journal), ctx.rel(journal)) as { moves?: unknown } | null;
   const moves = Array.isArray(data?.moves) ? data.moves : null;
-  const inside = (p: unknown) => typeof p === 'string' && !path.isAbsolute(p) && !p.split('/').includes('..') && p.startsWith(`${ctx.rel(ctx.planning)}/`);
-  if (!moves || !moves.every((m) => m && inside(m.from) && inside(m.to))) throw refused(`${ctx.rel(journal)} is not a cleanup journal this version wrote (moves of paths under ${ctx.rel(ctx.planning)}/); delete it and run cleanup again`);
+  // Only what planCleanup writes: a phase folder directly under phases/ to one directly under milestones/<v>-phases/.
+  const phases = `${ctx.rel(phasesDir(ctx.planning))}/`;
+  const archive = `${ctx.rel(ctx.planningPath('milestones'))}/`;
+  const name = (p: string, prefix: string) => p.startsWith(prefix) && /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(p.slice(prefix.length)) && !p.slice(prefix.length).includes('..');
+  const ok = (m: unknown) => {
+    if (m === null || typeof m !== 'object') return false;
+    const { from, to } = m as Record<string, unknown>;
+    if (typeof from !== 'string' || typeof to !== 'string' || !name(from, phases)) return false;
+    const v = /^(v\d+(?:\.\d+)*)-phases\/(.*)$/.exec(to.startsWith(archive) ? to.slice(archive.length) : '');
+    return !!v && v[2] === path.basename(from);
+  };
+  if (!moves || !moves.every(ok)) throw refused(`${ctx.rel(journal)} is not a cleanup journal this version wrote (moves from ${phases}<folder> to ${archive}<version>-phases/<folder>); delete it and run cleanup again`);
   return moves as Move[];
 }
 

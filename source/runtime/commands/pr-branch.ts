@@ -55,7 +55,10 @@ const prBranch: Handler = (inv, ctx) => {
   const head = oid(ctx, info, 'HEAD^{commit}');
   if (!head) throw refused('HEAD has no commit yet');
   const base = baseRef(ctx, info, str(inv, '--base'));
-  const mergeBase = must(ctx, info, ['merge-base', base, head], `finding where ${base} and HEAD part`).trim();
+  // By object id from here on: a ref name never reaches git's option parser.
+  const baseCommit = oid(ctx, info, `${base}^{commit}`);
+  if (!baseCommit) throw usage(`base "${base}" does not name a commit: pass --base <branch>`);
+  const mergeBase = must(ctx, info, ['merge-base', baseCommit, head], `finding where ${base} and HEAD part`).trim();
   const list = must(ctx, info, ['rev-list', '--reverse', '--first-parent', `${mergeBase}..${head}`], 'listing commits').split('\n').filter(Boolean);
   const basePlanning = oid(ctx, info, `${mergeBase}:${PLANNING}`);
   let parent = mergeBase;

@@ -1,11 +1,11 @@
 // Milestone housekeeping through the bundled CLI: notes and the backlog,
 // the UAT audit across phases, milestone summary and cleanup, the phase
 // dashboard, and a review branch without .planning/ commits.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { suite, assert } from '../../../compiler/test/harness.ts';
-import { plan, project, read, ROADMAP_MD, run, standardProject, STATE_MD, summary } from './helpers.ts';
+import { cliPath, codeCacheHome, FIXED_NOW, plan, project, read, ROADMAP_MD, run, standardProject, STATE_MD, summary } from './helpers.ts';
 
 const s = suite('runtime housekeeping');
 
@@ -59,6 +59,27 @@ s('should finish a promotion cut short without adding the phase twice', async ()
   assert.is(read(root, '.planning/ROADMAP.md').match(/^### Phase 4:/gm)!.length, 1);
   assert.not.ok(fs.existsSync(path.join(root, '.planning/phases/05-sync')));
   assert.ok(fs.existsSync(path.join(root, '.planning/backlog/promoted/BL-001-sync.md')));
+});
+
+s('should give backlog items added at the same time distinct numbers and lose none', async () => {
+  const root = standardProject();
+  const cli = await cliPath();
+  const env = { PATH: process.env.PATH ?? '', HOME: root, XDG_CACHE_HOME: codeCacheHome(), GSD_NOW: FIXED_NOW };
+  const codes = await Promise.all(
+    Array.from({ length: 6 }, (_, i) => new Promise<number>((resolve) => spawn(process.execPath, [cli, 'backlog', 'add', `Item ${i}`], { cwd: root, env, stdio: 'ignore' }).on('exit', (code) => resolve(code ?? -1)))),
+  );
+  assert.equal(codes, [0, 0, 0, 0, 0, 0]);
+  const r = await run(['backlog', 'list'], { cwd: root });
+  assert.equal(r.json.items.map((i: { id: string }) => i.id).sort(), ['BL-001', 'BL-002', 'BL-003', 'BL-004', 'BL-005', 'BL-006']);
+  assert.equal(r.json.items.map((i: { title: string }) => i.title).sort(), ['Item 0', 'Item 1', 'Item 2', 'Item 3', 'Item 4', 'Item 5']);
+});
+
+s('should refuse a promotion in progress whose phase is not a phase number, changing nothing', async () => {
+  const root = standardProject({ '.planning/backlog/BL-001-x.md': '---\nid: BL-001\ntitle: X\nstatus: promoting\nphase: "../../etc"\n---\n\n# X\n' });
+  const r = await run(['backlog', 'promote', 'BL-001'], { cwd: root });
+  assert.is(r.code, 1);
+  assert.match(r.stderr, /phase "\.\.\/\.\.\/etc" of a promotion in progress is not a phase number/);
+  assert.is(read(root, '.planning/ROADMAP.md'), ROADMAP_MD);
 });
 
 const UAT = (tests: string, gaps = 'None yet.') => `---\nstatus: testing\nphase: 01-foundation\n---\n\n# Phase 1 — Acceptance Tests\n\n## Tests\n\n${tests}\n## Gaps\n\n${gaps}\n`;
@@ -162,10 +183,17 @@ s('should finish an interrupted cleanup from its journal and refuse a journal it
   assert.ok(fs.existsSync(path.join(root, '.planning/milestones/v1.0-phases/02-features')));
   assert.not.ok(fs.existsSync(journal));
 
-  fs.writeFileSync(journal, JSON.stringify({ moves: [{ from: '.planning/phases/03-polish', to: '../../outside' }] }));
-  r = await run(['milestone', 'cleanup'], { cwd: root });
-  assert.is(r.code, 1);
-  assert.match(r.stderr, /is not a cleanup journal/);
+  for (const move of [
+    { from: '.planning/phases/03-polish', to: '../../outside' },
+    { from: '.planning/phases/03-polish', to: '.planning/milestones/v1.0-phases/../../../outside' },
+    { from: '.planning/PROJECT.md', to: '.planning/milestones/v1.0-phases/PROJECT.md' },
+    { from: '.planning/phases/03-polish', to: '.planning/milestones/v1.0-phases/renamed' },
+  ]) {
+    fs.writeFileSync(journal, JSON.stringify({ moves: [move] }));
+    r = await run(['milestone', 'cleanup'], { cwd: root });
+    assert.is(r.code, 1, JSON.stringify(move));
+    assert.match(r.stderr, /is not a cleanup journal/);
+  }
   assert.ok(fs.existsSync(path.join(root, '.planning/phases/03-polish')), 'nothing moved');
 });
 
@@ -229,6 +257,8 @@ s('should make a review branch with every code change and no .planning/, leaving
   assert.is(r.code, 1, 'an existing branch is never overwritten');
   r = await run(['pr-branch', 'bad..name'], { cwd: root });
   assert.is(r.code, 2);
+  r = await run(['pr-branch', 'other-pr', '--base', '--output=/tmp/x'], { cwd: root });
+  assert.is(r.code, 2, 'a base that looks like an option is not a commit');
   gitIn(root, ['checkout', '-q', '--', 'src/a.ts']);
   gitIn(root, ['checkout', '-q', '-b', 'only-plans', 'main']);
   commitFiles(root, 'docs: notes', { '.planning/notes/a.md': 'n\n' });
