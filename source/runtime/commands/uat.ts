@@ -41,14 +41,14 @@ interface ListedGap extends Omit<Gap, 'raw'> {
 }
 
 /** Gaps the verifier left in VERIFICATION.md (`gaps:` in its frontmatter), with `V-<phase>-<n>` ids unless they carry one. */
-function verificationGaps(ctx: Ctx, info: PhaseInfo, file: string | null): Omit<ListedGap, 'plans' | 'executed'>[] {
+function verificationGaps(ctx: Ctx, padded: string, file: string | null): Omit<ListedGap, 'plans' | 'executed'>[] {
   if (!file) return [];
   const fm = readFrontmatter(readText(file), ctx.rel(file)).data;
   if (fm.status !== 'gaps_found' || !Array.isArray(fm.gaps)) return [];
   return fm.gaps.map((g, i) => {
     const m = g !== null && typeof g === 'object' && !Array.isArray(g) ? g : { truth: g };
     const truth = String(m.truth ?? m.reason ?? m.gap ?? '');
-    return { id: typeof m.id === 'string' ? m.id : `V-${info.padded}-${i + 1}`, source: 'verification' as const, test: null, truth, severity: String(m.severity ?? 'major'), status: String(m.status ?? 'failed'), root_cause: typeof m.root_cause === 'string' ? m.root_cause : null };
+    return { id: typeof m.id === 'string' ? m.id : `V-${padded}-${i + 1}`, source: 'verification' as const, test: null, truth, severity: String(m.severity ?? 'major'), status: String(m.status ?? 'failed'), root_cause: typeof m.root_cause === 'string' ? m.root_cause : null };
   });
 }
 
@@ -63,7 +63,7 @@ const gaps: Handler = (inv, ctx) => {
   const docs = phaseDocs(info);
   const plans = gapPlans(info);
   const fromUat = docs.UAT ? parseUat(readText(docs.UAT), ctx.rel(docs.UAT)).gaps.map((g) => ({ id: g.id, source: 'uat' as const, test: g.test, truth: g.truth, severity: g.severity, status: g.status, root_cause: g.root_cause })) : [];
-  const all: ListedGap[] = [...fromUat, ...verificationGaps(ctx, info, docs.VERIFICATION ?? null)].map((g) => {
+  const all: ListedGap[] = [...fromUat, ...verificationGaps(ctx, info.padded, docs.VERIFICATION ?? null)].map((g) => {
     const by = plans.filter((p) => p.gap_ids.includes(g.id));
     return { ...g, plans: by.map((p) => p.id), executed: by.length > 0 && by.every((p) => p.has_summary) };
   });
@@ -176,6 +176,9 @@ const audit: Handler = (inv, ctx) => {
       files++;
       try {
         const fm = readFrontmatter(readText(ver), ctx.rel(ver)).data;
+        for (const g of verificationGaps(ctx, dir.number, ver).filter((x) => x.status !== 'resolved')) {
+          items.push({ ...at, file: ctx.rel(ver), kind: 'gap', id: g.id, name: g.truth, status: g.status, detail: g.root_cause });
+        }
         if (fm.status === 'human_needed') {
           const checks = Array.isArray(fm.human_checks) && fm.human_checks.length ? fm.human_checks : ['(the checks are listed in the file body)'];
           checks.forEach((c, i) => {

@@ -89,16 +89,17 @@ s('should audit outstanding acceptance items across live and archived phases and
     '.planning/phases/01-foundation/01-UAT.md': UAT('### 1. Open the app\nexpected: it opens\nresult: pass\n\n### 2. Save a note\nexpected: it is listed\nresult: issue\n\n### 3. Print\nexpected: a page\nresult: blocked\nreason: no printer\n\n### 4. Search\nexpected: hits\nresult: pending\n', '- id: G-01-2\n  test: 2\n  truth: the note is listed after saving\n  severity: major\n  status: failed\n'),
     '.planning/phases/02-features/02-VERIFICATION.md': '---\nstatus: human_needed\nhuman_checks:\n  - check: drag a note onto a folder\n    expected: it moves\n---\n\n# V\n',
     '.planning/milestones/v0.9-phases/01-old/01-UAT.md': UAT('### 1. Old flow\nexpected: fine\nresult: skipped\n'),
+    '.planning/phases/03-polish/03-VERIFICATION.md': '---\nstatus: gaps_found\ngaps:\n  - truth: the page is styled\n    reason: no CSS\n---\n',
   });
   let r = await run(['uat', 'audit'], { cwd: root });
   assert.is(r.code, 0, r.stderr);
-  assert.equal(r.json.items.map((i: { kind: string; id: string; status: string }) => `${i.kind}:${i.id}:${i.status}`), ['test:3:blocked', 'test:4:pending', 'gap:G-01-2:failed', 'human-check:H-02-1:human_needed']);
+  assert.equal(r.json.items.map((i: { kind: string; id: string; status: string }) => `${i.kind}:${i.id}:${i.status}`), ['test:3:blocked', 'test:4:pending', 'gap:G-01-2:failed', 'human-check:H-02-1:human_needed', 'gap:V-03-1:failed']);
   assert.is(r.json.items[0].detail, 'no printer');
   assert.is(r.json.items[3].detail, 'it moves');
   assert.is(r.json.all_clear, false);
   r = await run(['uat', 'audit', '--archived'], { cwd: root });
   assert.is(r.json.items[0].milestone, 'v0.9');
-  assert.is(r.json.counts.total, 5);
+  assert.is(r.json.counts.total, 6);
 
   const clean = standardProject({ '.planning/phases/01-foundation/01-UAT.md': '---\nstatus: [broken\n---\n' });
   r = await run(['uat', 'audit'], { cwd: clean });
