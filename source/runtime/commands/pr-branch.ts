@@ -37,12 +37,17 @@ function baseRef(ctx: Ctx, info: RepoInfo, given: string | undefined): string {
   throw usage('no base branch found (no origin/HEAD, main or master): pass --base <branch>');
 }
 
-/** The tree of `commit` with its .planning/ entry replaced by `planning` (or dropped when null). */
+/** The top-level entries of `commit`'s tree, as `ls-tree -z` writes them. */
+function topEntries(ctx: Ctx, info: RepoInfo, commit: string): string[] {
+  return must(ctx, info, ['ls-tree', '-z', commit], 'reading a tree').split('\0').filter((e) => e !== '');
+}
+
+const isPlanning = (entry: string) => entry.slice(entry.indexOf('\t') + 1) === PLANNING;
+
+/** The tree of `commit` with its .planning entry replaced by `planning` (the base's entry as it is, or none). */
 function treeWithout(ctx: Ctx, info: RepoInfo, commit: string, planning: string | null): string {
-  const entries = must(ctx, info, ['ls-tree', '-z', commit], 'reading a tree')
-    .split('\0')
-    .filter((e) => e !== '' && e.slice(e.indexOf('\t') + 1) !== PLANNING);
-  if (planning) entries.push(`040000 tree ${planning}\t${PLANNING}`);
+  const entries = topEntries(ctx, info, commit).filter((e) => !isPlanning(e));
+  if (planning) entries.push(planning);
   return must(ctx, info, ['mktree', '-z'], 'writing a tree', { input: entries.map((e) => `${e}\0`).join('') }).trim();
 }
 
@@ -60,7 +65,7 @@ const prBranch: Handler = (inv, ctx) => {
   if (!baseCommit) throw usage(`base "${base}" does not name a commit: pass --base <branch>`);
   const mergeBase = must(ctx, info, ['merge-base', baseCommit, head], `finding where ${base} and HEAD part`).trim();
   const list = must(ctx, info, ['rev-list', '--reverse', '--first-parent', `${mergeBase}..${head}`], 'listing commits').split('\n').filter(Boolean);
-  const basePlanning = oid(ctx, info, `${mergeBase}:${PLANNING}`);
+  const basePlanning = topEntries(ctx, info, mergeBase).find(isPlanning) ?? null;
   let parent = mergeBase;
   let parentTree = treeWithout(ctx, info, mergeBase, basePlanning);
   const commits: { commit: string; subject: string; kind: 'code' | 'planning' | 'mixed' | 'empty'; copy: string | null }[] = [];

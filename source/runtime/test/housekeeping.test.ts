@@ -269,4 +269,18 @@ s('should make a review branch with every code change and no .planning/, leaving
   assert.is(gitIn(root, ['branch', '--list', 'plans-pr']), '');
 });
 
+s('should keep the base branch\'s .planning/ on the review branch, so the review shows no planning change', async () => {
+  const root = project({});
+  fs.rmSync(path.join(root, '.planning'), { recursive: true });
+  gitIn(root, ['init', '-q', '-b', 'main']);
+  commitFiles(root, 'init', { 'README.md': '# app\n', '.planning/PROJECT.md': '# P\n' });
+  gitIn(root, ['checkout', '-q', '-b', 'feature']);
+  commitFiles(root, 'feat: a with notes', { 'src/a.ts': 'a\n', '.planning/PROJECT.md': '# P changed\n', '.planning/STATE.md': 's\n' });
+  const r = await run(['pr-branch', 'feature-pr'], { cwd: root });
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.json.planning_kept_from_base, true);
+  assert.is(gitIn(root, ['rev-parse', 'feature-pr:.planning']), gitIn(root, ['rev-parse', 'main:.planning']));
+  assert.equal(gitIn(root, ['diff', '--name-only', 'main', 'feature-pr']).trim().split('\n'), ['src/a.ts']);
+});
+
 s.run();
