@@ -496,8 +496,15 @@ function completeMilestone(s: Scratch): void {
   const dry = s.run(pick(COMPLETE_MILESTONE, /^milestone complete .*--dry-run/), { vars: { version } });
   assert.equal(dry.unfinished, []);
   assert.is(s.exists('.planning/milestones'), false, 'a dry run writes nothing');
+  // The retrospective step: this milestone's section in the template's shape.
+  const retro = fs.readFileSync(path.join(SOURCE, 'gsd-core/templates/retrospective.md'), 'utf8');
+  assert.match(fs.readFileSync(path.join(SOURCE, COMPLETE_MILESTONE), 'utf8'), /templates\/retrospective\.md/);
+  s.write('.planning/RETROSPECTIVE.md', retro.replace('{version} {milestone_name} (shipped {date})', `${version} MVP (shipped ${TODAY})`));
   const done = s.run(pick(COMPLETE_MILESTONE, /^milestone complete \{version\} --name/), { vars: { version, milestone_name: 'MVP' } });
   assert.is(done.completed, true);
+  // The archive step then reduces ROADMAP.md to the shipped record.
+  const title = s.read('.planning/ROADMAP.md').split('\n')[0];
+  s.write('.planning/ROADMAP.md', `${title}\n\n## Milestones\n\n- ✅ **${version} MVP**: phases 1–2, shipped ${TODAY}\n  (full roadmap: \`milestones/${version}-ROADMAP.md\`)\n\n<details>\n<summary>✅ ${version} MVP — shipped ${TODAY}</summary>\n\n- [x] Phase 1: ${PHASES[0].name}\n- [x] Phase 2: ${PHASES[1].name}\n\n</details>\n`);
   s.run(pick(COMPLETE_MILESTONE, /^commit .*complete milestone/), { vars: { version } });
 
   assert.ok(s.exists('.planning/milestones/v1.0-ROADMAP.md'));
@@ -626,13 +633,84 @@ test('should walk a project from initialisation to a completed milestone with th
   const s = new Scratch(await buildBundle(), tmpDir('gsd-lifecycle-cache-'));
   initialise(s);
   addPhase(s);
+  // The phases are built on a feature branch, so pr-branch has a base to diverge from.
+  s.git(['checkout', '-q', '-b', 'notes-work']);
   for (const [i, p] of PHASES.entries()) {
     planPhase(s, p);
     executePhase(s, p);
     verifyPhase(s, p, PHASES[i + 1] ?? null);
   }
+  beforeShipping(s);
   completeMilestone(s);
+  afterShipping(s);
 });
+
+const MANAGER = 'gsd-core/workflows/manager.md';
+const AUDIT_UAT = 'gsd-core/workflows/audit-uat.md';
+const MILESTONE_SUMMARY = 'gsd-core/workflows/milestone-summary.md';
+const PR_BRANCH = 'gsd-core/workflows/pr-branch.md';
+const CLEANUP = 'gsd-core/workflows/cleanup.md';
+
+/** Every phase verified: the manager's table, the UAT audit, a summary of the open milestone and a review branch. */
+function beforeShipping(s: Scratch): void {
+  const board = s.run(pick(MANAGER, 'roadmap dashboard'));
+  assert.equal(board.phases.map((p: { number: string; next: string; depends_on: string[] }) => `${p.number}:${p.next}:${p.depends_on.join('+')}`), ['1:done:', '2:done:1']);
+  assert.is(board.all_complete, true);
+
+  const audit = s.run(pick(AUDIT_UAT, 'uat audit'));
+  assert.is(audit.all_clear, true, JSON.stringify(audit.items));
+  assert.is(audit.files_scanned, 4, 'a UAT.md and a VERIFICATION.md per phase');
+
+  const summary = s.run(pick(MILESTONE_SUMMARY, 'milestone summary'), { vars: { version: 'v1.0' } });
+  assert.is(summary.archived, false);
+  assert.equal(summary.phases.map((p: { summaries: string[] }) => p.summaries.length), [1, 1]);
+  for (const p of summary.phases) for (const f of [...p.summaries, p.verification, p.uat]) assert.ok(s.exists(f), f);
+  s.write(summary.output, '# Milestone v1.0: Project Summary\n\n## Overview\n\nNotes are saved and found again.\n');
+  s.run(pick(MILESTONE_SUMMARY, 'commit'), { vars: { version: 'v1.0', output: summary.output } });
+  s.committed(/^docs: milestone v1\.0 summary$/m);
+
+  // pr-branch: the detect step's git call, the preview, then the branch.
+  const branch = s.git(['symbolic-ref', '--short', 'HEAD']).trim();
+  const name = `${branch}-pr`;
+  const headBefore = s.git(['rev-parse', 'HEAD']);
+  const preview = s.run(pick(PR_BRANCH, /^pr-branch \{name\} --dry-run/), { vars: { name } });
+  assert.ok(preview.commits.some((c: { kind: string }) => c.kind === 'planning'), 'planning-only commits are found');
+  assert.is(s.git(['branch', '--list', name]), '');
+  const made = s.run(pick(PR_BRANCH, /^pr-branch \{name\}$/), { vars: { name } });
+  assert.is(made.created, true);
+  const files = s.git(['ls-tree', '-r', '--name-only', name]).trim().split('\n');
+  // The base branch tracks .planning/ from the project's start: the review branch keeps it as it is there.
+  assert.is(s.git(['diff', '--name-only', preview.base, name, '--', '.planning']), '', 'no .planning/ change to review');
+  assert.is(s.git(['rev-parse', `${name}:.planning`]), s.git(['rev-parse', `${preview.merge_base}:.planning`]));
+  for (const p of PHASES) assert.ok(files.includes(`src/${p.slug}.ts`), `src/${p.slug}.ts is on the review branch`);
+  assert.is(s.git(['diff', '--name-only', branch, name, '--', '.', ':(exclude).planning']), '', 'every code change is there');
+  assert.is(s.git(['rev-parse', 'HEAD']), headBefore);
+  assert.is(s.git(['symbolic-ref', '--short', 'HEAD']).trim(), branch, 'the user stays on the working branch');
+}
+
+/** After the milestone: its summary from the archive, and cleanup of phase folders left in phases/. */
+function afterShipping(s: Scratch): void {
+  assert.match(s.git(['show', 'HEAD:.planning/RETROSPECTIVE.md']), /^## v1\.0 MVP \(shipped 2025-03-04\)$/m, 'the retrospective went into the milestone commit');
+  const summary = s.run(pick(MILESTONE_SUMMARY, 'milestone summary'), { vars: { version: 'v1.0' } });
+  assert.is(summary.archived, true);
+  assert.is(summary.phases[0].directory, `.planning/milestones/v1.0-phases/${PHASES[0].padded}-${PHASES[0].slug}`);
+
+  const none = s.run(pick(CLEANUP, 'milestone cleanup --dry-run'));
+  assert.equal(none.moves, [], 'milestone complete already archived every folder');
+  // A folder archived by an older install stays in phases/: cleanup moves it.
+  const [p] = PHASES;
+  s.git(['mv', `.planning/milestones/v1.0-phases/${p.padded}-${p.slug}`, dirOf(p)]);
+  s.git(['commit', '-q', '-m', 'chore: an older archive left phase 1 in place']);
+  const dry = s.run(pick(CLEANUP, 'milestone cleanup --dry-run'));
+  assert.equal(dry.moves.map((m: { from: string }) => m.from), [dirOf(p)]);
+  assert.ok(s.exists(dirOf(p)), 'a dry run moves nothing');
+  const moved = s.run(pick(CLEANUP, /^milestone cleanup$/));
+  assert.is(moved.moved, 1);
+  s.run(pick(CLEANUP, 'commit'), { set: { '--files': moved.files } });
+  assert.ok(s.exists(`.planning/milestones/v1.0-phases/${p.padded}-${p.slug}/${p.padded}-01-SUMMARY.md`));
+  assert.is(s.git(['status', '--porcelain', '.planning']), '', 'the moves are committed');
+  s.committed(/^chore: archive phase folders of shipped milestones$/m);
+}
 
 test('should pause and resume, reshape the roadmap, run a quick task, change a setting and map the code with the calls the corpus makes', async () => {
   const s = new Scratch(await buildBundle(), tmpDir('gsd-lifecycle-cache-'));
@@ -777,7 +855,41 @@ test('should debug a bug from report to knowledge base and capture, list and com
   debugFlow(s);
   captureFlow(s);
   ideationFlow(s);
+  backlogFlow(s);
 });
+
+const REVIEW_BACKLOG = 'gsd-core/workflows/review-backlog.md';
+
+/** capture --note and --backlog, then review-backlog promotes one item to a phase and drops the other. */
+function backlogFlow(s: Scratch): void {
+  const note = s.run(pick(CAPTURE, 'note add'), { vars: { title: 'Staging resets nightly', body: 'Seen while debugging; not a bug.' } });
+  s.run(pick(CAPTURE, 'commit'), { vars: { message: 'write note - Staging resets nightly', file: note.path } });
+  const items = ['Sync notes across devices', 'Print notes'].map((title) => {
+    const item = s.run(pick(CAPTURE, 'backlog add'), { vars: { title, body: 'Asked for by users.' } });
+    s.run(pick(CAPTURE, 'commit'), { vars: { message: `backlog ${item.id} - ${title}`, file: item.path } });
+    return item;
+  });
+  assert.equal(items.map((i) => i.id), ['BL-001', 'BL-002']);
+  const listing = s.run(pick(CAPTURE, 'init capture'));
+  assert.is(listing.note_count, 1);
+  assert.equal(listing.backlog.map((b: { id: string }) => b.id), ['BL-001', 'BL-002']);
+
+  const open = s.run(pick(REVIEW_BACKLOG, 'backlog list'));
+  assert.is(open.count, 2);
+  const before = s.query(['roadmap', 'analyze']).phase_count;
+  const promoted = s.run(pick(REVIEW_BACKLOG, 'backlog promote'), { vars: { id: 'BL-001' } });
+  s.run(pick(REVIEW_BACKLOG, 'phase edit'), { vars: { phase_number: promoted.phase_number, goal: 'Notes written on one device appear on the others' } });
+  s.run(pick(REVIEW_BACKLOG, 'backlog drop'), { vars: { id: 'BL-002', reason: 'printing from the browser is enough' } });
+  s.run(pick(REVIEW_BACKLOG, 'commit'), { vars: { backlog_dir: open.dir, roadmap: promoted.roadmap, state: promoted.state, promoted: 1, dropped: 1 } });
+  const phase = s.query(['roadmap', 'get-phase', promoted.phase_number]);
+  assert.is(phase.phase_name, 'Sync notes across devices');
+  assert.is(phase.goal, 'Notes written on one device appear on the others');
+  assert.is(s.query(['roadmap', 'analyze']).phase_count, before + 1);
+  assert.is(s.query(['backlog', 'list']).count, 0);
+  assert.ok(s.exists('.planning/backlog/dropped/BL-002-print-notes.md'));
+  assert.is(s.git(['status', '--porcelain', '--', '.planning/backlog', '.planning/notes', '.planning/ROADMAP.md', '.planning/STATE.md', '.planning/phases']).trim(), '', 'the promotion and the drop are committed');
+  s.committed(/^docs: review backlog - promoted 1, dropped 1$/m);
+}
 
 /**
  * Acceptance testing finds an issue; verify-work diagnoses it, plans the fix in

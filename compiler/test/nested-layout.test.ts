@@ -36,10 +36,11 @@ s('should nest routed commands under their router where the runtime reads namesp
   const source = copySource();
   writeFileSync(path.join(source, 'commands/gsd/probe.md'), '---\nname: gsd:probe\ndescription: A command no router routes\nallowed-tools:\n  - Read\n---\nSay hello.\n');
   writeFileSync(path.join(source, 'commands/gsd/ns-workflow.md'), ROUTER);
-  // This router leaves most commands unrouted, so they stay at the top of nested runtimes: the listing budget is not what is tested here.
+  // This router leaves most commands unrouted, so they stay at the top of nested runtimes, and the probe adds a listing
+  // to every flat one: the listing budget is not what is tested here.
   const budgetsFile = path.join(source, 'budgets.json');
-  const budgets = JSON.parse(readFileSync(budgetsFile, 'utf8')) as { listing?: Record<string, { nested: number }> };
-  for (const ceiling of Object.values(budgets.listing ?? {})) ceiling.nested = 100_000;
+  const budgets = JSON.parse(readFileSync(budgetsFile, 'utf8')) as { listing?: Record<string, { nested: number; flat: number }> };
+  for (const ceiling of Object.values(budgets.listing ?? {})) Object.assign(ceiling, { nested: 100_000, flat: 100_000 });
   writeFileSync(budgetsFile, JSON.stringify(budgets));
   const result = await compile({ sourceDir: source });
   assert.equal(result.diagnostics, []);

@@ -1,5 +1,6 @@
 // Captured items: todo add | list | complete, seed add | list,
-// thread open | list | note | close. File layout in planning/capture.ts.
+// thread open | list | note | close, note add | list,
+// backlog add | list | promote | drop. File layout in planning/capture.ts.
 import path from 'node:path';
 import { bool, str } from '../cli/parse.ts';
 import { refused, usage } from '../core/errors.ts';
@@ -8,8 +9,10 @@ import { fromDoc, toDoc } from '../md/body.ts';
 import { withFrontmatter } from '../md/frontmatter.ts';
 import { ensureSection } from '../md/sections.ts';
 import { slugify } from '../planning/phases.ts';
-import { listSeeds, listThreads, listTodos, seedDir, threadDir, threadSummary, todoDir } from '../planning/capture.ts';
-import { findRecord, freeName, moveRecord, readRecord, recordBody, recordFiles, rewriteRecord, titleArg, withPlanningLock } from '../planning/records.ts';
+import { backlogDir, backlogSummary, BACKLOG_STATES, listBacklog, listNotes, listSeeds, listThreads, listTodos, noteDir, seedDir, threadDir, threadSummary, todoDir, type BacklogState } from '../planning/capture.ts';
+import { createPhase, nextPhaseNumber, phaseKnown } from './phase.ts';
+import { requireRoadmap } from './roadmap.ts';
+import { findRecord, freeName, moveRecord, readRecord, recordBody, recordFiles, recordTitle, rewriteRecord, textField, titleArg, withPlanningLock } from '../planning/records.ts';
 import type { Handler } from '../cli/handler.ts';
 
 
@@ -103,6 +106,74 @@ const threadClose: Handler = (inv, ctx) =>
     return { data: { closed: true, slug: rec.id, path: ctx.rel(to) }, raw: ctx.rel(to) };
   });
 
+const noteAdd: Handler = (inv, ctx) => {
+  const title = titleArg(inv.args.title!);
+  return withPlanningLock(ctx, () => {
+    const name = freeName(`${ctx.today()}-${slugify(title, 50) || 'note'}`, [noteDir(ctx)]);
+    const file = path.join(noteDir(ctx), name);
+    writeAtomic(file, withFrontmatter({ title, created: ctx.now().toISOString() }, recordBody(title, str(inv, '--body'))));
+    return { data: { added: true, id: name.slice(0, -3), path: ctx.rel(file), title }, raw: ctx.rel(file) };
+  });
+};
+
+const noteList: Handler = (_inv, ctx) => {
+  const notes = listNotes(ctx);
+  return { data: { count: notes.length, notes } };
+};
+
+const backlogAdd: Handler = (inv, ctx) => {
+  const title = titleArg(inv.args.title!);
+  return withPlanningLock(ctx, () => {
+    // Numbers are never reused: promoted and dropped items keep theirs.
+    const used = BACKLOG_STATES.flatMap((w) => recordFiles(backlogDir(ctx, w))).map((f) => Number(/^BL-(\d+)-/.exec(path.basename(f))?.[1] ?? 0));
+    const id = `BL-${String(Math.max(0, ...used) + 1).padStart(3, '0')}`;
+    const file = path.join(backlogDir(ctx, 'open'), `${id}-${slugify(title, 50) || 'item'}.md`);
+    writeAtomic(file, withFrontmatter({ id, title, status: 'open', added: ctx.now().toISOString() }, recordBody(title, str(inv, '--body'))));
+    return { data: { added: true, id, path: ctx.rel(file), title }, raw: ctx.rel(file) };
+  });
+};
+
+const backlogList: Handler = (inv, ctx) => {
+  const which = (inv.args.status ?? 'open') as BacklogState;
+  if (!BACKLOG_STATES.includes(which)) throw usage(`backlog status "${which}" must be one of: ${BACKLOG_STATES.join(', ')}`);
+  const items = listBacklog(ctx, which);
+  return { data: { count: items.length, status: which, dir: ctx.rel(backlogDir(ctx, 'open')), items } };
+};
+
+/**
+ * Promote an open backlog item into a new phase at the end of the roadmap.
+ * The item records the phase number it is becoming before the phase is made,
+ * so a promotion cut short is finished by running it again: the phase is not
+ * added twice, and the item moves to backlog/promoted/ last.
+ */
+const backlogPromote: Handler = (inv, ctx) =>
+  withPlanningLock(ctx, () => {
+    requireRoadmap(ctx);
+    let rec = readRecord(ctx, findRecord(ctx, backlogDir(ctx, 'open'), inv.args.id!, 'open backlog item'));
+    const title = recordTitle(rec);
+    const pending = rec.fm.status === 'promoting' ? textField(rec.fm, 'phase') : null;
+    // The number comes from our own earlier run, but the file is editable: take only a phase number.
+    if (pending !== null && !/^\d{1,4}$/.test(pending)) throw refused(`${ctx.rel(rec.file)}: phase "${pending}" of a promotion in progress is not a phase number; set it to the phase added for this item, or remove the status and phase lines`);
+    const number = pending ?? nextPhaseNumber(ctx);
+    if (!pending) {
+      writeAtomic(rec.file, rewriteRecord(rec, { status: 'promoting', phase: number }));
+      rec = readRecord(ctx, rec.file);
+    }
+    const created = phaseKnown(ctx, number) ? null : createPhase(ctx, number, title);
+    const to = moveRecord(rec.file, backlogDir(ctx, 'promoted'), rewriteRecord(rec, { status: 'promoted', phase: number, promoted: ctx.now().toISOString() }));
+    return { data: { promoted: true, id: textField(rec.fm, 'id') ?? rec.id, phase_number: number, directory: created?.directory ?? null, resumed: pending !== null, path: ctx.rel(to), roadmap: ctx.rel(ctx.planningPath('ROADMAP.md')), state: ctx.rel(ctx.planningPath('STATE.md')) }, raw: number };
+  });
+
+const backlogDrop: Handler = (inv, ctx) => {
+  const reason = str(inv, '--reason')!.trim().replace(/\s+/g, ' ');
+  if (!reason) throw usage('--reason is empty: say in one line why the item is dropped');
+  return withPlanningLock(ctx, () => {
+    const rec = readRecord(ctx, findRecord(ctx, backlogDir(ctx, 'open'), inv.args.id!, 'open backlog item'));
+    if (rec.fm.status === 'promoting') throw refused(`${ctx.rel(rec.file)} is half promoted (phase ${String(rec.fm.phase)}): run \`backlog promote ${rec.id}\` to finish it`);
+    const to = moveRecord(rec.file, backlogDir(ctx, 'dropped'), rewriteRecord(rec, { status: 'dropped', reason, dropped: ctx.now().toISOString() }));
+    return { data: { dropped: true, ...backlogSummary(ctx, readRecord(ctx, to)) }, raw: ctx.rel(to) };
+  });
+};
 
 export const handlers: Record<string, Handler> = {
   'todo add': todoAdd,
@@ -114,4 +185,10 @@ export const handlers: Record<string, Handler> = {
   'thread list': threadList,
   'thread note': threadNote,
   'thread close': threadClose,
+  'note add': noteAdd,
+  'note list': noteList,
+  'backlog add': backlogAdd,
+  'backlog list': backlogList,
+  'backlog promote': backlogPromote,
+  'backlog drop': backlogDrop,
 };

@@ -18,7 +18,7 @@ import { agentSkills as resolveAgentSkills } from '../config/agent-skills.ts';
 import { phaseInfo, phaseDocs, roadmapFor, stateMilestone, verificationStatus, type PhaseInfo } from '../planning/phase-info.ts';
 import { comparePhase, diskStatus, displayPhase, findPhaseDir, isSentinel, listPhaseDirs, scanPhase, slugify } from '../planning/phases.ts';
 import { countedPhases, type Roadmap } from '../planning/roadmap.ts';
-import { listSeeds, listThreads, listTodos } from '../planning/capture.ts';
+import { listBacklog, listNotes, listSeeds, listThreads, listTodos } from '../planning/capture.ts';
 import { KNOWLEDGE_BASE, knowledgeBasePath, listSessions, parseKnowledgeBase, sessionFiles } from '../planning/debug-session.ts';
 import { git } from '../core/git.ts';
 import { COMPACT_CONTENT_KEY, readInstead, selectSections, type Facts } from '../init/sections.ts';
@@ -567,6 +567,8 @@ const CAPTURE_PARTS = {
       open_threads: threads.map(({ slug, title, updated }) => ({ slug, title, updated })),
       thread_count: threads.length,
       threads_dir: ic.ctx.rel(ic.ctx.draftPlanningPath('threads')),
+      note_count: ic.hasProject ? listNotes(ic.ctx).length : 0,
+      backlog: (ic.hasProject ? listBacklog(ic.ctx, 'open') : []).map(({ id, title, status }) => ({ id, title, status })),
     };
   },
 } satisfies Partial<Record<Part, PartFn>>;

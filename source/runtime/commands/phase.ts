@@ -140,6 +140,15 @@ function knownPhases(ctx: Ctx): string[] {
   return [...set].sort(comparePhase);
 }
 
+/** The integer phase after every phase the roadmap or the disk knows (sentinels such as 999 aside). */
+export function nextPhaseNumber(ctx: Ctx): string {
+  const ints = knownPhases(ctx).filter((n) => !isSentinel(n)).map((n) => parsePhaseId(n)!.int);
+  return String((ints.length ? Math.max(...ints) : 0) + 1);
+}
+
+/** Whether the roadmap or the disk already has phase `number`. */
+export const phaseKnown = (ctx: Ctx, number: string): boolean => knownPhases(ctx).includes(normalizePhase(number));
+
 function nextDecimal(ctx: Ctx, base: string): { next: string; existing: string[] } {
   const id = parsePhaseId(base)!;
   const existing = knownPhases(ctx).filter((n) => {
@@ -188,7 +197,8 @@ function roadmapFile(ctx: Ctx): string {
   return ctx.planningPath('ROADMAP.md');
 }
 
-function createPhase(ctx: Ctx, number: string, description: string, tag?: string) {
+/** Add phase `number` to ROADMAP.md and make its directory; call under the planning lock. */
+export function createPhase(ctx: Ctx, number: string, description: string, tag?: string) {
   const file = roadmapFile(ctx);
   const rel = ctx.rel(file);
   const before = readText(file);
@@ -212,10 +222,7 @@ const add: Handler = (inv, ctx) =>
     const explicit = str(inv, '--id');
     let number: string;
     if (explicit) number = displayPhase(explicit);
-    else {
-      const ints = knownPhases(ctx).filter((n) => !isSentinel(n)).map((n) => parsePhaseId(n)!.int);
-      number = String((ints.length ? Math.max(...ints) : 0) + 1);
-    }
+    else number = nextPhaseNumber(ctx);
     const r = createPhase(ctx, number, inv.args.description!);
     return { data: { ...r, naming_mode: explicit ? 'explicit' : 'sequential' }, raw: r.phase_number };
   });

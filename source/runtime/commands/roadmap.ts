@@ -1,4 +1,4 @@
-// roadmap get-phase | analyze | update-plan-progress
+// roadmap get-phase | analyze | update-plan-progress | dashboard
 import path from 'node:path';
 import type { Ctx } from '../core/context.ts';
 import { CliError } from '../core/errors.ts';
@@ -6,8 +6,8 @@ import { readText, writeAtomic } from '../core/fs.ts';
 import { withLock } from '../core/lock.ts';
 import { countedPhases, parseRoadmap, sectionText, type Roadmap } from '../planning/roadmap.ts';
 import { setBulletChecked, syncPlanBoxes, upsertProgressRow } from '../planning/roadmap-edit.ts';
-import { diskStatus, displayPhase, findPhaseDir, isSentinel, listPhaseDirs, phaseFile, scanPhase } from '../planning/phases.ts';
-import { phaseInfo, roadmapFor, stateMilestone } from '../planning/phase-info.ts';
+import { diskStatus, displayPhase, findPhaseDir, isSentinel, listPhaseDirs, normalizePhase, phaseFile, scanPhase } from '../planning/phases.ts';
+import { phaseInfo, roadmapFor, stateMilestone, verificationStatus } from '../planning/phase-info.ts';
 import type { Handler } from '../cli/handler.ts';
 
 export function requireRoadmap(ctx: Ctx): Roadmap {
@@ -88,6 +88,59 @@ export function analyzeRoadmap(ctx: Ctx, rm: Roadmap) {
 
 const analyze: Handler = (_inv, ctx) => ({ data: analyzeRoadmap(ctx, requireRoadmap(ctx)) });
 
+/** Phase numbers named in a **Depends on** line ("Phase 1, Phase 2.1", "1 and 3"); none for "Nothing". */
+export function dependencyNumbers(text: string | null): string[] {
+  if (!text) return [];
+  // Bounded tokens, one pass: no backtracking on the roadmap's text.
+  return [...new Set([...text.slice(0, 2000).matchAll(/(?<![\w.])(\d{1,4}[A-Z]?(?:\.\d{1,3})*)(?!\w)(?!\.\d)/g)].map((m) => normalizePhase(m[1]!)))];
+}
+
+/** What the next step of a phase is, from its disk state and whether its dependencies are done. */
+function nextAction(p: { disk_status: string; roadmap_complete: boolean; plan_count: number; summary_count: number; has_context: boolean }, blocked: boolean): string {
+  if (p.roadmap_complete || p.disk_status === 'complete') return 'done';
+  if (blocked) return 'wait';
+  if (p.plan_count === 0) return p.has_context ? 'plan' : 'discuss';
+  return 'execute';
+}
+
+const dashboard: Handler = (_inv, ctx) => {
+  const a = analyzeRoadmap(ctx, requireRoadmap(ctx));
+  const done = new Set(a.phases.filter((p) => p.roadmap_complete || p.disk_status === 'complete').map((p) => normalizePhase(p.number)));
+  const known = new Set(a.phases.map((p) => normalizePhase(p.number)));
+  const phases = a.phases.map((p) => {
+    const deps = dependencyNumbers(p.depends_on);
+    const waitingOn = deps.filter((d) => known.has(d) && !done.has(d)).map(displayPhase);
+    const dir = findPhaseDir(ctx.planning, p.number);
+    return {
+      number: p.number,
+      name: p.name,
+      goal: p.goal,
+      depends_on: deps.map(displayPhase),
+      waiting_on: waitingOn,
+      unknown_deps: deps.filter((d) => !known.has(d)).map(displayPhase),
+      disk_status: p.disk_status,
+      plans: `${p.summary_count}/${p.plan_count}`,
+      has_context: p.has_context,
+      verification: verificationStatus(dir ? phaseFile(dir.dir, 'VERIFICATION') : null),
+      next: nextAction(p, waitingOn.length > 0),
+    };
+  });
+  const by = (n: string) => phases.filter((p) => p.next === n).map((p) => p.number);
+  return {
+    data: {
+      milestone: a.current_milestone,
+      phase_count: a.phase_count,
+      completed_phases: a.completed_phases,
+      progress_percent: a.progress_percent,
+      plan_percent: a.plan_percent,
+      phases,
+      ready: phases.filter((p) => p.next === 'discuss' || p.next === 'plan' || p.next === 'execute').map((p) => ({ number: p.number, next: p.next })),
+      waiting: by('wait'),
+      all_complete: phases.length > 0 && phases.every((p) => p.next === 'done'),
+    },
+  };
+};
+
 export function phaseRowStatus(planCount: number, summaryCount: number): string {
   if (planCount === 0) return 'Not started';
   if (summaryCount >= planCount) return 'Complete';
@@ -131,6 +184,7 @@ const updatePlanProgress: Handler = (inv, ctx) => {
 };
 
 export const handlers: Record<string, Handler> = {
+  'roadmap dashboard': dashboard,
   'roadmap get-phase': getPhase,
   'roadmap analyze': analyze,
   'roadmap update-plan-progress': updatePlanProgress,

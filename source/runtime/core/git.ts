@@ -25,6 +25,8 @@ export interface GitOptions {
   /** Kill git after this long (default 60 s; commits and merges that run hooks pass more). */
   timeoutMs?: number;
   env?: Record<string, string>;
+  /** Text for git's standard input (`mktree`); none by default. */
+  input?: string;
 }
 
 export function git(ctx: Ctx, args: string[], opts: GitOptions = {}): GitResult {
@@ -32,7 +34,8 @@ export function git(ctx: Ctx, args: string[], opts: GitOptions = {}): GitResult 
     const stdout = execFileSync('git', args, {
       cwd: opts.cwd ?? ctx.root,
       encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      input: opts.input,
       timeout: opts.timeoutMs ?? 60_000,
       maxBuffer: 64 * 1024 * 1024,
       windowsHide: true,

@@ -87,7 +87,11 @@ export function phasesDir(planning: string): string {
 }
 
 export function listPhaseDirs(planning: string): PhaseDir[] {
-  const root = phasesDir(planning);
+  return listPhaseDirsIn(phasesDir(planning));
+}
+
+/** Phase folders directly under `root` (`.planning/phases/`, or an archive such as `milestones/v1.0-phases/`). */
+export function listPhaseDirsIn(root: string): PhaseDir[] {
   const out: PhaseDir[] = [];
   for (const name of listDir(root)) {
     const m = DIR_RE.exec(name);
