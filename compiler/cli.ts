@@ -421,7 +421,7 @@ async function runWatch(args: string[], io: Io, stop?: AbortSignal): Promise<num
 
 function noteLines(compiled: Compiled, selections: readonly BundleSelection[], sourceLabel: string): string[] {
   const lines: string[] = [];
-  if (!compiled.shipsRuntimeCli) lines.push(`note: ${sourceLabel} ships no runtime CLI (no runtime/build.ts): its bundles carry no gsd-tools`);
+  if (!compiled.shipsRuntimeCli) lines.push(`note: ${sourceLabel} ships no runtime CLI (no runtime/build.ts, no gsd-tools.cjs in its payload): its bundles carry no gsd-tools`);
   for (const target of compiled.targets) {
     if (!selections.some((selection) => selection.target === target.definition.id)) continue;
     for (const [scope, reason] of Object.entries(target.definition.unsupportedScopes ?? {})) lines.push(`note: ${target.definition.id} has no ${scope} scope: ${reason}`);

@@ -162,7 +162,8 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
   ];
   return {
     layout: layout.name,
-    shipsRuntimeCli: runtime.shipsCli,
+    // Built from runtime/build.ts, or shipped as the corpus has it (upstream's and the predecessor's <payload>/bin/gsd-tools.cjs).
+    shipsRuntimeCli: runtime.shipsCli || assets.some((asset) => asset.path === `${layout.payload}/bin/gsd-tools.cjs`),
     allowedForeignPaths: layout.allowedForeignPaths,
     layoutWarnings: layout.warnings,
     ir,
@@ -210,7 +211,7 @@ export function emitBundles(compiled: Compiled, selections: readonly BundleSelec
     const tree = emitBundle({ ir, target, scope: selection.scope, version: compiled.version, generated: compiled.generated, hooks: compiled.hooks, profile: label });
     const key = bundleKey(selection);
     diagnostics.push(
-      ...checkEmittedPaths(key, tree, foreignRoots(target, compiled.targets), nodesByPath, compiled.allowedForeignPaths),
+      ...checkEmittedPaths(key, tree, foreignRoots(target, compiled.targets, ir.payload), nodesByPath, compiled.allowedForeignPaths),
       ...checkLimits(key, tree, target.definition.scopes[selection.scope]!.limits ?? []),
       ...checkListing(key, listingCost(tree, target.definition.scopes[selection.scope]!), label, target.definition, compiled.budgets?.budgets ?? null),
     );

@@ -8,7 +8,7 @@ export interface SectionManifest {
   workflows: Record<string, { id: string; when: string; read: string }[]>;
 }
 
-export function buildSectionManifest(nodes: readonly IrNode[]): SectionManifest {
+export function buildSectionManifest(nodes: readonly IrNode[], payload: string): SectionManifest {
   const workflows: SectionManifest['workflows'] = {};
   const sorted = nodes.filter((node) => node.kind === 'workflow').sort((a, b) => compareText(a.name, b.name));
   for (const workflow of sorted) {
@@ -17,7 +17,7 @@ export function buildSectionManifest(nodes: readonly IrNode[]): SectionManifest 
     workflows[workflow.name] = explicit.map((section) => ({
       id: section.id,
       when: section.when,
-      read: `gsd-core/workflows/${workflow.name}/steps/${section.id}.md`,
+      read: `${payload}/workflows/${workflow.name}/steps/${section.id}.md`,
     }));
   }
   return { workflows };
