@@ -20,6 +20,7 @@ const VERBS: Record<Verb, () => Promise<(args: string[], io: Io) => Promise<numb
   budgets: async () => (await import('./cli/budgets.ts')).runBudgets,
   matrix: async () => (await import('./cli/matrix.ts')).runMatrix,
   site: async () => (await import('./cli/site.ts')).runSite,
+  plugin: async () => (await import('./cli/plugin.ts')).runPlugin,
   release: async () => (await import('./cli/release.ts')).runRelease,
   keygen: async () => (await import('./cli/keygen.ts')).runKeygen,
   install: async () => (await import('./cli/install.ts')).runInstall,

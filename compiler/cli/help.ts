@@ -24,7 +24,7 @@ Options:
   --no-cache        build from scratch and write every file, storing nothing
   --version         print gsd-build's version
 
-Other verbs: watch, check, ir, budgets, matrix, site, release, keygen, install (gsd-build <verb> --help).`,
+Other verbs: watch, check, ir, budgets, matrix, site, release, plugin, keygen, install (gsd-build <verb> --help).`,
   watch: `Usage: gsd-build watch [--target <id> [--scope global|local] | --all] [options]
 
 Builds (every target and scope unless --target says), then rebuilds on every
@@ -102,6 +102,14 @@ Generates an Ed25519 key pair for signing releases: <dir>/release-signing.key
 (the secret key, PKCS#8 PEM, mode 0600) and <dir>/release-signing.pub (the
 public key in minisign's format). Never overwrites a file. Keep the secret key
 out of the repository; publish the public key.`,
+  plugin: `Usage: gsd-build plugin [--out <dir>] [--source <dir>]
+
+Writes the Claude Code plugin and a marketplace that lists it into <out>
+(default ./dist/claude-plugin), from the claude/global bundle:
+.claude-plugin/marketplace.json, and plugins/gsd/ with .claude-plugin/plugin.json,
+skills/, agents/, hooks/hooks.json (each script at "\${CLAUDE_PLUGIN_ROOT}/hooks/…")
+and the payload folder with the runtime CLI. The tree can be committed to a
+marketplace repository as it is (claude plugin marketplace add <repo or folder>).`,
   site: `Usage: gsd-build site [--source <dir>] [--out <dir>] [--profile <names>]
 
 Renders the docs site from the corpus IR into <out> (default ./dist/site): an
