@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { sortDiagnostics, type Diagnostic } from './diagnostics.ts';
+import { diagnostic, sortDiagnostics, type Diagnostic } from './diagnostics.ts';
 import type { CorpusIr } from './ir/types.ts';
 import { buildIr, type NodeMemo } from './load/build-ir.ts';
 import { compilerFingerprint, hashParts, readCacheEntry, writeCacheEntry } from './cache/build-cache.ts';
@@ -126,12 +126,18 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     for (const [name, definition] of Object.entries(profiles?.profiles.profiles ?? {})) if (!definition.addon) diagnostics.push(...selectProfile(ir, commandsOf([name], profiles!.profiles), name).diagnostics);
   }
   let hooks: HookEntry[] = [];
-  const hooksFile = layout.hooks ? files.find((file) => file.path === layout.hooks!.registry) : undefined;
-  if (hooksFile) {
-    const text = new TextDecoder().decode(hooksFile.bytes);
-    const loaded = layout.hooks!.format === 'settings-json' ? loadSettingsHooks(text) : loadHooks(text, new Set(files.map((file) => file.path)));
+  const hooksFile = layout.hooks?.registry !== undefined ? files.find((file) => file.path === layout.hooks!.registry) : undefined;
+  const hooksText = layout.hooks?.entries ? JSON.stringify({ hooks: layout.hooks.entries }) : hooksFile ? new TextDecoder().decode(hooksFile.bytes) : undefined;
+  if (hooksText !== undefined) {
+    const loaded = layout.hooks!.format === 'settings-json' ? loadSettingsHooks(hooksText) : loadHooks(hooksText, new Set(files.map((file) => file.path)));
     hooks = loaded.hooks;
     diagnostics.push(...loaded.diagnostics);
+    // Registrations a layout writes name corpus files: each script must be there.
+    for (const [event, groups] of Object.entries(layout.hooks!.entries ?? {})) {
+      for (const hook of groups.flatMap((group) => group.hooks)) {
+        if (!files.some((file) => file.path === hook.command)) diagnostics.push(diagnostic(hook.command, 1, 1, 'layout-schema', `expected the hook script the ${layout.name} layout registers for ${event} in the corpus, found no such file`));
+      }
+    }
   }
   // The CLI-call and shell-literal checks read shell with tree-sitter-bash.
   await loadShellParser();

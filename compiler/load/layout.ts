@@ -18,7 +18,12 @@ export interface Layout {
   ignore: RegExp[];
   families: string[];
   external: RegExp[];
-  hooks?: { registry: string; format: 'gsd-hooks' | 'settings-json' };
+  /**
+   * The hook registry: a corpus file (`registry`), or registrations written in the layout (`entries`,
+   * settings.json's hooks shape with each command the script's corpus path) for a corpus whose installer
+   * registers its hooks in code.
+   */
+  hooks?: { registry?: string; entries?: Record<string, { matcher?: string; hooks: { command: string; timeout?: number }[] }[]>; format: 'gsd-hooks' | 'settings-json' };
   warnings: Partial<Record<DiagnosticCode, string>>;
   /** Text that names another runtime's folder on purpose (regex → reason); the leak check lets it be. */
   allowedForeignPaths: RegExp[];

@@ -6,11 +6,11 @@
 // at a pinned version and integrity into a temporary folder; nothing of it
 // enters the repository.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../pipeline.ts';
 import { suite, assert } from './harness.ts';
-import { runCli, temporaryDir } from './fixture-support.ts';
+import { MINI_CORPUS, runCli, temporaryDir } from './fixture-support.ts';
 import { extractReferences } from '../load/extract-references.ts';
 import { scanLines } from '../load/scan-lines.ts';
 import { foreignRoots } from '../check/check-emitted.ts';
@@ -62,6 +62,12 @@ predecessor('should compile the predecessor corpus for every target and scope wi
     assert.ok(existsSync(path.join(claude, 'get-shit-done/VERSION')));
     assert.ok(existsSync(path.join(claude, 'hooks/gsd-context-monitor.js')));
     assert.not.ok(existsSync(path.join(claude, 'gsd-core/workflows')), 'nothing of the payload lands under gsd-core/');
+    // Its installer registers its hooks in code; the layout's hooks.entries register the Node ones.
+    const settings = readFileSync(path.join(claude, 'settings.json'), 'utf8');
+    for (const script of ['gsd-check-update.js', 'gsd-prompt-guard.js', 'gsd-read-guard.js', 'gsd-workflow-guard.js', 'gsd-context-monitor.js', 'gsd-read-injection-scanner.js']) {
+      assert.ok(settings.includes(`"node \\"$HOME/.claude/hooks/${script}\\""`), script);
+      assert.ok(existsSync(path.join(claude, 'hooks', script)), script);
+    }
     // Includes are rewritten to each runtime's root: Codex's skill reads ~/.codex/get-shit-done/...
     const skill = readFileSync(path.join(out, 'codex/global/.agents/skills/gsd-plan-phase/SKILL.md'), 'utf8');
     assert.match(skill, /~\/\.codex\/get-shit-done\/workflows\/plan-phase\.md/);
@@ -89,6 +95,55 @@ predecessor('should report another runtime\'s payload folder as a leak in a bund
   const leaks = (payload: string) => [...'see ~/.claude/get-shit-done/x.md and ~/.cursor/get-shit-done/y.md'.matchAll(foreignRoots(codex, targets, payload).pattern)].map((match) => match[0]);
   assert.equal(leaks('get-shit-done'), ['.claude', '~/.cursor/get-shit-done']);
   assert.equal(leaks('gsd-core'), ['.claude']);
+});
+
+/** A layout of the upstream kind for the mini corpus moved under `my-payload/`, with the hook registrations given. */
+function payloadSandbox(entries: Record<string, unknown>): { source: string; layout: string; out: string; dir: string } {
+  const dir = temporaryDir('payload');
+  const source = path.join(dir, 'corpus');
+  for (const [file, text] of Object.entries(MINI_CORPUS)) {
+    const moved = path.join(source, file.replace(/^gsd-core\//, 'my-payload/'));
+    mkdirSync(path.dirname(moved), { recursive: true });
+    writeFileSync(moved, text.replaceAll('gsd-core/', 'my-payload/'));
+  }
+  mkdirSync(path.join(source, 'hooks'));
+  writeFileSync(path.join(source, 'hooks/gsd-guard.js'), '#!/usr/bin/env node\nprocess.exit(0);\n');
+  const upstream = JSON.parse(readFileSync(path.join(REPO_ROOT, 'compiler/data/layouts/gsd-core.json'), 'utf8').replaceAll('gsd-core/', 'my-payload/').replaceAll('gsd-core\\\\/', 'my-payload\\\\/'));
+  const layout = path.join(dir, 'my-layout.json');
+  writeFileSync(layout, JSON.stringify({ ...upstream, name: 'my-flavour', payload: 'my-payload', detect: [], hooks: { format: 'settings-json', entries } }, null, 2));
+  return { source, layout, out: path.join(dir, 'out'), dir };
+}
+
+predecessor('should build a corpus whose payload folder its layout names, and register the hooks the layout writes', () => {
+  const box = payloadSandbox({ PreToolUse: [{ matcher: 'Bash', hooks: [{ command: 'hooks/gsd-guard.js', timeout: 5 }] }] });
+  try {
+    const result = runCli(['--target', 'claude', '--scope', 'global', '--source', box.source, '--layout', box.layout, '--out', box.out, '--no-cache']);
+    assert.is(result.status, 0, result.stderr.slice(-2000));
+    const root = path.join(box.out, 'claude/global/.claude');
+    assert.ok(existsSync(path.join(root, 'my-payload/workflows/demo.md')));
+    assert.ok(existsSync(path.join(root, 'my-payload/VERSION')));
+    assert.match(readFileSync(path.join(root, 'skills/gsd-demo/SKILL.md'), 'utf8'), /^@~\/\.claude\/my-payload\/workflows\/demo\.md$/m);
+    assert.match(readFileSync(path.join(root, 'settings.json'), 'utf8'), /"matcher": "Bash"[\s\S]*hooks\/gsd-guard\.js/);
+  } finally {
+    rmSync(box.dir, { recursive: true, force: true });
+  }
+});
+
+predecessor('should refuse hook registrations a layout writes for a script the corpus lacks, or for a shell script', () => {
+  const missing = payloadSandbox({ Stop: [{ hooks: [{ command: 'hooks/gsd-missing.js' }] }] });
+  try {
+    const result = runCli(['--target', 'claude', '--scope', 'global', '--source', missing.source, '--layout', missing.layout, '--out', missing.out, '--no-cache']);
+    assert.is(result.status, 1, result.stderr.slice(-2000));
+    assert.match(result.stderr, /hooks\/gsd-missing\.js:1:1: error layout-schema expected the hook script the my-flavour layout registers for Stop in the corpus, found no such file/);
+    assert.not.ok(existsSync(missing.out), 'a failed build writes nothing');
+  } finally {
+    rmSync(missing.dir, { recursive: true, force: true });
+  }
+  const shell = JSON.parse(readFileSync(path.join(REPO_ROOT, 'compiler/data/layouts/get-shit-done-cc.json'), 'utf8'));
+  shell.hooks.entries.Stop = [{ hooks: [{ command: 'hooks/gsd-session-state.sh' }] }];
+  const parsed = parseLayout('shell.json', JSON.stringify(shell, null, 2));
+  assert.is(parsed.layout, null);
+  assert.match(parsed.diagnostics.map((d) => `${d.file}:${d.line}:${d.column} ${d.code} ${d.message}`).join('\n'), /^shell\.json:\d+:\d+ layout-schema .*command/m);
 });
 
 predecessor.run();
