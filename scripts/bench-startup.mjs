@@ -3,11 +3,13 @@
 // the eager baseline measured in the same run: an entry that imports every
 // verb module before dispatching, as compiler/cli.ts did when it imported
 // everything up front. Runs are interleaved; medians, min and max, and the
-// ratio eager / lazy are printed, with `node -e 0` as the floor.
+// ratio eager / lazy are printed, with `node -e 0` as the floor. When the
+// ahead-of-time build is there (compiler/lib/, npm run build:compiler), its
+// bin is timed too: what an installed package starts with.
 // Usage: node scripts/bench-startup.mjs [runs=7] [--check]
 //   --check also times a whole `gsd-build check` (slow: a full build each run).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -41,6 +43,8 @@ try {
     cases.push({ name: `eager ${command.join(' ')}`, argv: [eager, ...command], command });
     cases.push({ name: `lazy  ${command.join(' ')}`, argv: [lazy, ...command], command });
   }
+  const lib = path.join(root, 'compiler/lib/gsd-build.js');
+  if (existsSync(lib)) for (const command of [['--version'], ['--help']]) cases.push({ name: `lib   ${command.join(' ')}`, argv: [lib, ...command], command });
   const times = new Map(cases.map((entry) => [entry.name, []]));
   for (let run = 0; run < runs; run += 1) {
     for (const entry of cases) {

@@ -86,7 +86,8 @@ by another key, refuses the install whole.`,
 Builds every target and scope and writes one reproducible zip per bundle into
 <out> (default ./dist/release): gsd-<target>-<scope>-<version>.zip (the full
 profile), gsd-<target>-<scope>-<profile>-<version>.zip for each profile the
-corpus's profiles.json releases ("release": ["core"]), plus
+corpus's profiles.json releases ("release": ["core"]), the Claude Code
+marketplace of 'gsd-build plugin' as gsd-claude-plugin-<version>.zip, plus
 SHA256SUMS and release-manifest.json (per zip: file count, bytes, sha256).
 Same sources give the same bytes: sorted entries, a fixed timestamp, fixed
 modes (executables 0755). Nothing is written when any check fails.

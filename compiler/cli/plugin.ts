@@ -1,6 +1,7 @@
 // gsd-build plugin: the Claude Code plugin and its marketplace, from the claude/global bundle.
 import path from 'node:path';
-import { emitBundles } from '../pipeline.ts';
+import { emitBundles, type Compiled } from '../pipeline.ts';
+import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { DEFAULT_PAYLOAD } from '../load/layout.ts';
 import { writeTrees } from '../write/write-tree.ts';
 import { claudePlugin, loadPluginData, pluginFolder } from '../emit/claude-plugin.ts';
@@ -10,6 +11,13 @@ import { compileFrom, reportEmitted } from './common.ts';
 
 /** The bundle a plugin is made of: Claude Code's, installed for the user. */
 const PLUGIN_BUNDLE = { target: 'claude', scope: 'global' } as const;
+
+/** The marketplace tree of the built claude/global bundle, or null when the targets have no such bundle. */
+export function marketplaceTree(compiled: Compiled, bundles: ReadonlyMap<string, VirtualTree>): VirtualTree | null {
+  const scope = compiled.targets.find((candidate) => candidate.definition.id === PLUGIN_BUNDLE.target)?.definition.scopes[PLUGIN_BUNDLE.scope];
+  const bundle = bundles.get(`${PLUGIN_BUNDLE.target}/${PLUGIN_BUNDLE.scope}`);
+  return scope && bundle ? claudePlugin(bundle, compiled.version, loadPluginData(), scope.root, compiled.ir.payload ?? DEFAULT_PAYLOAD) : null;
+}
 
 export async function runPlugin(args: string[], io: Io): Promise<number> {
   const values = parse(args, { out: { type: 'string' } });
@@ -27,7 +35,7 @@ export async function runPlugin(args: string[], io: Io): Promise<number> {
   const { bundles, diagnostics } = emitBundles(compiled, [PLUGIN_BUNDLE]);
   if (!reportEmitted(diagnostics, io, out)) return 1;
   const data = loadPluginData();
-  const tree = claudePlugin(bundles.get(`${PLUGIN_BUNDLE.target}/${PLUGIN_BUNDLE.scope}`)!, compiled.version, data, scope.root, compiled.ir.payload ?? DEFAULT_PAYLOAD);
+  const tree = marketplaceTree(compiled, bundles)!;
   await writeTrees(path.dirname(out), new Map([[path.basename(out), tree]]));
   const folder = `${pluginFolder(data)}/`;
   const count = (part: string, pattern: RegExp) => [...tree.keys()].filter((file) => file.startsWith(`${folder}${part}/`) && pattern.test(file)).length;

@@ -8,6 +8,7 @@ import { buildRelease } from '../release/release.ts';
 import { parse, type Io } from './args.ts';
 import { HELP } from './help.ts';
 import { compileFrom, reportEmitted } from './common.ts';
+import { marketplaceTree } from './plugin.ts';
 
 export async function runRelease(args: string[], io: Io): Promise<number> {
   const values = parse(args, { out: { type: 'string' }, 'sign-key': { type: 'string' } });
@@ -45,14 +46,15 @@ export async function runRelease(args: string[], io: Io): Promise<number> {
     for (const [key, tree] of extra.bundles) bundles.set(`${key}/${profile}`, tree);
   }
   if (!reportEmitted(diagnostics, io, out)) return 1;
-  const release = await buildRelease(bundles, compiled.version, signer);
+  // The Claude Code marketplace, from the full claude/global bundle (gsd-build plugin writes the same tree unzipped).
+  const release = await buildRelease(bundles, compiled.version, signer, marketplaceTree(compiled, bundles));
   const tree: VirtualTree = new Map([...release.outputs].map(([file, contents]) => [file, { contents }]));
   await writeTrees(path.dirname(out), new Map([[path.basename(out), tree]]));
   const bytes = release.zips.reduce((sum, zip) => sum + zip.bytes, 0);
   const signed = release.keyId
     ? `signed with key id ${release.keyId} (SHA256SUMS.minisig, and gsd-file-manifest.json.minisig in each zip)`
     : 'unsigned: no --sign-key or GSD_SIGNING_KEY, so SHA256SUMS proves integrity only, not origin';
-  io.out(`released ${release.zips.length} zip(s), ${bytes} bytes, into ${out}/ in ${Math.round(performance.now() - started)} ms (SHA256SUMS, release-manifest.json); ${signed}`);
+  io.out(`released ${release.zips.length} zip(s)${release.plugin ? ` and the Claude Code plugin ${release.plugin.file}` : ''}, ${bytes + (release.plugin?.bytes ?? 0)} bytes, into ${out}/ in ${Math.round(performance.now() - started)} ms (SHA256SUMS, release-manifest.json); ${signed}`);
   return 0;
 }
 
