@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { sortDiagnostics, type Diagnostic } from './diagnostics.ts';
+import { diagnostic, sortDiagnostics, type Diagnostic } from './diagnostics.ts';
 import type { CorpusIr } from './ir/types.ts';
 import { buildIr, type NodeMemo } from './load/build-ir.ts';
 import { compilerFingerprint, hashParts, readCacheEntry, writeCacheEntry } from './cache/build-cache.ts';
@@ -127,12 +127,18 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     for (const [name, definition] of Object.entries(profiles?.profiles.profiles ?? {})) if (!definition.addon) diagnostics.push(...selectProfile(ir, commandsOf([name], profiles!.profiles), name).diagnostics);
   }
   let hooks: HookEntry[] = [];
-  const hooksFile = layout.hooks ? files.find((file) => file.path === layout.hooks!.registry) : undefined;
-  if (hooksFile) {
-    const text = new TextDecoder().decode(hooksFile.bytes);
-    const loaded = layout.hooks!.format === 'settings-json' ? loadSettingsHooks(text) : loadHooks(text, new Set(files.map((file) => file.path)));
+  const hooksFile = layout.hooks?.registry !== undefined ? files.find((file) => file.path === layout.hooks!.registry) : undefined;
+  const hooksText = layout.hooks?.entries ? JSON.stringify({ hooks: layout.hooks.entries }) : hooksFile ? new TextDecoder().decode(hooksFile.bytes) : undefined;
+  if (hooksText !== undefined) {
+    const loaded = layout.hooks!.format === 'settings-json' ? loadSettingsHooks(hooksText) : loadHooks(hooksText, new Set(files.map((file) => file.path)));
     hooks = loaded.hooks;
     diagnostics.push(...loaded.diagnostics);
+    // Registrations a layout writes name corpus files: each script must be there.
+    for (const [event, groups] of Object.entries(layout.hooks!.entries ?? {})) {
+      for (const hook of groups.flatMap((group) => group.hooks)) {
+        if (!files.some((file) => file.path === hook.command)) diagnostics.push(diagnostic(hook.command, 1, 1, 'layout-schema', `expected the hook script the ${layout.name} layout registers for ${event} in the corpus, found no such file`));
+      }
+    }
   }
   // The CLI-call and shell-literal checks read shell with tree-sitter-bash.
   await loadShellParser();
@@ -164,7 +170,8 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
   ];
   return {
     layout: layout.name,
-    shipsRuntimeCli: runtime.shipsCli,
+    // Built from runtime/build.ts, or shipped as the corpus has it (upstream's and the predecessor's <payload>/bin/gsd-tools.cjs).
+    shipsRuntimeCli: runtime.shipsCli || assets.some((asset) => asset.path === `${layout.payload}/bin/gsd-tools.cjs`),
     allowedForeignPaths: layout.allowedForeignPaths,
     layoutWarnings: layout.warnings,
     ir,
@@ -212,7 +219,7 @@ export function emitBundles(compiled: Compiled, selections: readonly BundleSelec
     const tree = emitBundle({ ir, target, scope: selection.scope, version: compiled.version, generated: compiled.generated, hooks: compiled.hooks, profile: label });
     const key = bundleKey(selection);
     diagnostics.push(
-      ...checkEmittedPaths(key, tree, foreignRoots(target, compiled.targets), nodesByPath, compiled.allowedForeignPaths),
+      ...checkEmittedPaths(key, tree, foreignRoots(target, compiled.targets, ir.payload), nodesByPath, compiled.allowedForeignPaths),
       ...checkLimits(key, tree, target.definition.scopes[selection.scope]!.limits ?? []),
       ...checkListing(key, listingCost(tree, target.definition.scopes[selection.scope]!), label, target.definition, compiled.budgets?.budgets ?? null),
     );

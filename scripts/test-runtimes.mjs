@@ -12,7 +12,7 @@
 // (--keep leaves the sandboxes in the temp folder; --verbose prints what each broken fixture made the probe report)
 // Ends with `N passed, M failed`; exits 1 on any failure.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -203,6 +203,64 @@ async function testRuntime(probe, installed, bundleRoot, workDir) {
   }
 }
 
+/**
+ * A probe's plugin check (probe.plugin: Claude Code's plugin and marketplace):
+ * `gsd-build plugin` once, validated as built, then a broken copy whose
+ * every planted defect must be reported.
+ */
+async function testPlugin(probe, installed, workDir) {
+  const missing = probe.packages.map((pkg) => installed.get(`${pkg.key}@${pkg.version}`)).filter((o) => !o?.ok);
+  if (missing.length > 0) return;
+  const built = path.join(workDir, `${probe.id}-plugin`);
+  const started = Date.now();
+  const build = spawnSync(process.execPath, [path.join(REPO_ROOT, 'compiler', 'bin', 'gsd-build.mjs'), 'plugin', '--out', built], { cwd: REPO_ROOT, encoding: 'utf8' });
+  if (build.status !== 0) {
+    record(`${probe.id} plugin`, false, `${label(probe, 'plugin')} gsd-build plugin  FAIL`, (build.stdout + build.stderr).trim().split('\n').slice(-20));
+    return;
+  }
+  for (const broken of [false, true]) {
+    const runStarted = Date.now();
+    const tree = broken ? path.join(workDir, `${probe.id}-plugin-broken`) : built;
+    if (broken) cpSync(built, tree, { recursive: true });
+    const box = makeSandbox(workDir, `${probe.id}-plugin${broken ? '-broken' : ''}`);
+    const ctx = {
+      id: probe.id,
+      box,
+      tree,
+      findings: new Findings(probe.program),
+      bin: (key, rel) => path.join(packageRoot(probe.packages.find((pkg) => pkg.key === key)), rel),
+      run: (argv, opts = {}) => runOffline(argv, { box, ...opts, env: { ...probe.env, ...opts.env } }),
+    };
+    let patterns = [];
+    let error = null;
+    try {
+      if (probe.setup) await probe.setup(ctx);
+      if (broken) patterns = await probe.plugin.break(ctx);
+      await withTimeout(probe.plugin.validate(ctx), PROBE_TIMEOUT_MS, `${probe.id} plugin`);
+    } catch (caught) {
+      error = caught;
+      ctx.findings.fail(`probe error: ${caught?.stack?.split('\n').slice(0, 3).join(' ') ?? caught}`);
+    } finally {
+      if (!options.keep) removeSandbox(box);
+    }
+    const failures = ctx.findings.failures;
+    const ms = Date.now() - runStarted + (broken ? 0 : runStarted - started);
+    if (!broken) {
+      const ok = failures.length === 0 && Object.keys(ctx.findings.counts).length > 0;
+      record(`${probe.id} plugin`, ok, `${label(probe, 'plugin')} ${ctx.findings.summary().padEnd(52)} ${ok ? 'pass' : 'FAIL'}  ${seconds(ms)}`, failures);
+    } else {
+      const missed = error ? [`the fixture run itself failed: ${error.message}`] : patterns.filter((pattern) => !failures.some((failure) => pattern.test(failure))).map((pattern) => `not caught: ${pattern}`);
+      const ok = !error && patterns.length > 0 && missed.length === 0;
+      record(
+        `${probe.id} plugin fixture`,
+        ok,
+        `${label(probe, 'plugin')} broken plugin (${probe.plugin.what}): ${failures.length} problem(s) reported`.padEnd(85) + ` ${ok ? 'pass' : 'FAIL'}  ${seconds(ms)}`,
+        ok && !options.verbose ? [] : [...missed, ...failures.map((failure) => `reported: ${failure}`)],
+      );
+    }
+  }
+}
+
 const probes = await loadProbes();
 console.log(`runtime validation: ${probes.map((probe) => `${probe.id} ${probe.version}`).join(', ')}`);
 checkValidatedMap(probes);
@@ -223,7 +281,11 @@ if (isolationError) {
     const jobs = Math.max(1, Number(options.jobs) || 1);
     await Promise.all(
       Array.from({ length: jobs }, async () => {
-        while (queue.length > 0) await testRuntime(queue.shift(), installed, bundleRoot, workDir);
+        while (queue.length > 0) {
+          const probe = queue.shift();
+          await testRuntime(probe, installed, bundleRoot, workDir);
+          if (probe.plugin) await testPlugin(probe, installed, workDir);
+        }
       }),
     );
   }

@@ -7,9 +7,12 @@ import type { VirtualTree } from '../emit/virtual-tree.ts';
 import type { IrNode } from '../ir/types.ts';
 import type { Limit, Target, TargetScope } from '../targets/target-types.ts';
 import { escapeRegExp, literalFinder } from '../util/text.ts';
+import { DEFAULT_PAYLOAD } from '../load/layout.ts';
 
-/** Folders under another runtime's root that only a GSD install puts there. */
-const GSD_PAYLOAD = '(?:gsd-core|skills/gsd-|agents/gsd-|agents/subagents|commands/gsd|command/gsd|hooks/gsd|workflows/gsd-)';
+/** Folders under another runtime's root that only a GSD install puts there (the corpus's payload folder first). */
+function gsdPayload(payload: string): string {
+  return `(?:${escapeRegExp(payload)}|skills/gsd-|agents/gsd-|agents/subagents|commands/gsd|command/gsd|hooks/gsd|workflows/gsd-)`;
+}
 
 export interface ForeignRoots {
   /** One pattern for every foreign root, so each file is scanned once. */
@@ -25,7 +28,8 @@ export interface ForeignRoots {
  * `.claude` anywhere (outside the claude target), and any other target's root
  * followed by a GSD payload folder.
  */
-export function foreignRoots(own: Target, all: readonly Target[]): ForeignRoots {
+export function foreignRoots(own: Target, all: readonly Target[], payload: string = DEFAULT_PAYLOAD): ForeignRoots {
+  const GSD_PAYLOAD = gsdPayload(payload);
   const ownRoots = new Set(Object.values(own.definition.scopes).map((scope) => (scope as TargetScope).root));
   const owners: { root: string; owner: string }[] = [];
   const alternatives: string[] = [];

@@ -10,7 +10,7 @@ export interface SectionManifest {
   compact?: Record<string, string>;
 }
 
-export function buildSectionManifest(nodes: readonly IrNode[]): SectionManifest {
+export function buildSectionManifest(nodes: readonly IrNode[], payload: string): SectionManifest {
   const workflows: SectionManifest['workflows'] = {};
   const sorted = nodes.filter((node) => node.kind === 'workflow').sort((a, b) => compareText(a.name, b.name));
   // Steps that have a compact variant in the IR: the runtime reads it instead when workflow.compact_content is on.
@@ -21,14 +21,14 @@ export function buildSectionManifest(nodes: readonly IrNode[]): SectionManifest 
     workflows[workflow.name] = explicit.map((section) => ({
       id: section.id,
       when: section.when,
-      read: `gsd-core/workflows/${workflow.name}/steps/${section.id}.md`,
-      ...(compactSteps.has(`${workflow.name}/${section.id}`) ? { compact: `gsd-core/workflows/${workflow.name}/steps/${section.id}.compact.md` } : {}),
+      read: `${payload}/workflows/${workflow.name}/steps/${section.id}.md`,
+      ...(compactSteps.has(`${workflow.name}/${section.id}`) ? { compact: `${payload}/workflows/${workflow.name}/steps/${section.id}.compact.md` } : {}),
     }));
   }
   // Every payload variant, whether or not a section gates it: init hands the map to workflows as read_instead.
   const compact = Object.fromEntries(
     nodes
-      .filter((node) => node.variant === 'compact' && node.kind !== 'agent' && node.kind !== 'command' && node.path.startsWith('gsd-core/'))
+      .filter((node) => node.variant === 'compact' && node.kind !== 'agent' && node.kind !== 'command' && node.path.startsWith(`${payload}/`))
       .map((node) => [node.path.replace(/\.compact\.md$/, '.md'), node.path] as const)
       .sort(([a], [b]) => compareText(a, b)),
   );

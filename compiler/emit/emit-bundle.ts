@@ -21,6 +21,7 @@ import { CONFIG_MERGE_FORMATS } from '../targets/landing-policy.ts';
 import type { MergeFormat } from '../../source/runtime/install/bundle-types.ts';
 import type { TreeFile, VirtualTree } from './virtual-tree.ts';
 import type { HookEntry } from '../load/load-hooks.ts';
+import { DEFAULT_PAYLOAD } from '../load/layout.ts';
 
 export interface GeneratedFile {
   /** Path under the bundle's root, e.g. gsd-core/bin/gsd-tools.cjs. */
@@ -46,7 +47,7 @@ export interface EmitInput {
   profile?: string;
 }
 
-/** Node kinds shipped (rendered) under {root}/gsd-core/. */
+/** Node kinds shipped (rendered) under {root}/<payload>/ (gsd-core/ unless the layout names another). */
 const PAYLOAD_KINDS = new Set(['workflow', 'step', 'mode', 'reference', 'template']);
 
 export function emitBundle({ ir, target, scope: scopeId, version, generated = [], hooks = [], profile }: EmitInput): VirtualTree {
@@ -60,6 +61,7 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     tree.set(normalized, { contents, ...extra });
   };
   const at = (pattern: string, names: Record<string, string> = {}) => expandPath(pattern, scope, names);
+  const payload = ir.payload ?? DEFAULT_PAYLOAD;
 
   const commands = ir.nodes.filter((node) => node.kind === 'command' && node.variant === undefined);
   for (const surface of scope.commands) {
@@ -76,23 +78,23 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
   for (const node of ir.nodes) {
     // A variant (a `.compact.md` step, mode or template) lands at its own path, next to its
     // canonical file, where the corpus's compact-content gate reads it.
-    if (PAYLOAD_KINDS.has(node.kind) && node.path.startsWith('gsd-core/')) {
+    if (PAYLOAD_KINDS.has(node.kind) && node.path.startsWith(`${payload}/`)) {
       put(at(`{root}/${node.path}`), composeText(node, context, 0), { source: node.path });
     }
     // An agent's variant is a prompt to read, not a second agent: no runtime's agent folder can hold two
     // files with one `name:` (or, where the file name is the name, without listing a second agent every
-    // turn), so it lands under gsd-core/agents/, where `init` points a workflow at it (agentVariantPath).
+    // turn), so it lands under <payload>/agents/, where `init` points a workflow at it (agentVariantPath).
     if (node.kind === 'agent' && node.variant !== undefined) {
       // Its frontmatter is text to read here, rendered like the body (slash mentions in the runtime's syntax).
       const text = `${composeString(node.text.slice(0, node.body.start), context)}${composeText(node, context)}`;
-      put(at(`{root}/${agentVariantPath(node.name, node.variant)}`), text, { source: node.path });
+      put(at(`{root}/${agentVariantPath(node.name, node.variant, payload)}`), text, { source: node.path });
     }
   }
-  put(at('{root}/gsd-core/workflows/section-manifest.json'), `${JSON.stringify(buildSectionManifest(ir.nodes), null, 2)}\n`);
-  put(at('{root}/gsd-core/VERSION'), `${version}\n`);
+  put(at(`{root}/${payload}/workflows/section-manifest.json`), `${JSON.stringify(buildSectionManifest(ir.nodes, payload), null, 2)}\n`);
+  put(at(`{root}/${payload}/VERSION`), `${version}\n`);
   const capabilityList = capabilityListText(ir);
   if (capabilityList !== null) put(at(`{root}/${CAPABILITY_LIST_FILE}`), capabilityList);
-  put(at(`{root}/gsd-core/${BUNDLE_FACTS_FILE}`), bundleFactsText(target.definition, scopeId, version));
+  put(at(`{root}/${payload}/${BUNDLE_FACTS_FILE}`), bundleFactsText(target.definition, scopeId, version));
   for (const file of generated) {
     // Hook scripts go where the runtime's hook surface says, and only to runtimes that run hooks.
     const hookScript = file.path.startsWith('hooks/');
@@ -198,8 +200,8 @@ function renderConfig(config: ConfigFile, target: Target): string {
 }
 
 /** Where an agent's variant prompt sits under the bundle root, e.g. gsd-core/agents/gsd-planner.compact.md. */
-export function agentVariantPath(name: string, variant: string): string {
-  return `gsd-core/agents/${name}.${variant}.md`;
+export function agentVariantPath(name: string, variant: string, payload: string): string {
+  return `${payload}/agents/${name}.${variant}.md`;
 }
 
 export function expandPath(pattern: string, scope: TargetScope, names: Record<string, string>): string {

@@ -147,6 +147,8 @@ export interface ComposedEntry {
 export interface CorpusIr {
   /** Format version of this IR. */
   version: 1;
+  /** The payload folder (workflows, references, templates, bin/) when the layout names one other than gsd-core; bundles ship it under the root by this name. */
+  payload?: string;
   nodes: IrNode[];
   /** Capabilities composed in, by id. Absent when none. */
   capabilities?: CapabilityView[];

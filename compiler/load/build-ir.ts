@@ -5,7 +5,7 @@ import { isMap, isSeq, isScalar } from 'yaml';
 import { hashParts } from '../cache/build-cache.ts';
 import { compareText, diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { CorpusIr, Edge, IrNode, NodeKind } from '../ir/types.ts';
-import { classifyPath, type Layout } from './layout.ts';
+import { classifyPath, DEFAULT_PAYLOAD, type Layout } from './layout.ts';
 import { routerSpans } from './router-routes.ts';
 import { extractReferences } from './extract-references.ts';
 import { frontmatterPosition, parseMarkdownDocument, type Frontmatter } from './parse-document.ts';
@@ -20,11 +20,9 @@ const FRONTMATTER_KINDS: ReadonlySet<NodeKind> = new Set(['command', 'agent']);
 /** Kinds whose gsd:section markers are parsed and stripped at emit. */
 const SECTIONED_KINDS: ReadonlySet<NodeKind> = new Set(['workflow', 'step', 'mode', 'agent']);
 /** Files the compiler generates into every bundle, which prose may point at. */
-export const GENERATED_PATHS: ReadonlySet<string> = new Set([
-  'gsd-core/bin/gsd-tools.cjs',
-  'gsd-core/workflows/section-manifest.json',
-  'gsd-core/VERSION',
-]);
+export function generatedPaths(payload: string): ReadonlySet<string> {
+  return new Set([`${payload}/bin/gsd-tools.cjs`, `${payload}/workflows/section-manifest.json`, `${payload}/VERSION`]);
+}
 
 export interface BuildIrResult {
   ir: CorpusIr;
@@ -74,7 +72,7 @@ export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary
       continue;
     }
     const memo = options.memo;
-    const key = memo ? hashParts([memo.salt, file.path, classified.kind, classified.name, classified.parent ?? '', file.bytes]) : '';
+    const key = memo ? hashParts([memo.salt, layout.payload, file.path, classified.kind, classified.name, classified.parent ?? '', file.bytes]) : '';
     const stored = memo?.previous.get(key);
     let entry: MemoEntry | null = null;
     if (stored) {
@@ -91,7 +89,7 @@ export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary
         continue;
       }
       const found: Diagnostic[] = [];
-      const built = buildNode(file.path, classified.kind, classified.name, classified.parent, decoded.text, vocabulary, found, layout.routerPrefix, options.outline ?? false);
+      const built = buildNode(file.path, classified.kind, classified.name, classified.parent, decoded.text, vocabulary, found, layout.routerPrefix, layout.payload, options.outline ?? false);
       entry = { node: built, diagnostics: found };
       memo?.next.set(key, serialize(entry));
     } else {
@@ -107,8 +105,8 @@ export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary
   }
   nodes.sort((a, b) => compareText(a.id, b.id));
   linkChildren(nodes);
-  resolveEdges(nodes, new Set(assets.map((asset) => asset.path)), layout.external);
-  return { ir: { version: 1, nodes }, assets, diagnostics };
+  resolveEdges(nodes, new Set(assets.map((asset) => asset.path)), layout.external, generatedPaths(layout.payload));
+  return { ir: { version: 1, ...(layout.payload === DEFAULT_PAYLOAD ? {} : { payload: layout.payload }), nodes }, assets, diagnostics };
 }
 
 function decodeUtf8(file: SourceFile): { text: string } | { error: Diagnostic } {
@@ -133,6 +131,7 @@ function buildNode(
   vocabulary: WhenVocabulary,
   diagnostics: Diagnostic[],
   routerPrefix: string | undefined,
+  payload: string,
   withOutline: boolean,
 ): IrNode {
   const bom = decoded.startsWith('\uFEFF');
@@ -159,7 +158,7 @@ function buildNode(
   if (kind === 'hook') return base;
   if (!/\.md$/.test(path)) {
     // Other text (a JSON template, say) still names the install root.
-    base.spans = extractReferences(scanLines(text)).spans.filter((span) => span.kind === 'root');
+    base.spans = extractReferences(scanLines(text), payload).spans.filter((span) => span.kind === 'root');
     return base;
   }
 
@@ -191,10 +190,10 @@ function buildNode(
     base.markerLines = [...base.markerLines, ...loop.points.map((point) => point.line)].sort((a, b) => a - b);
   }
   const scanned = SECTIONED_KINDS.has(kind) ? lines : lines.map((line) => (line.kind === 'marker' ? { ...line, kind: 'comment' as const } : line));
-  const references = extractReferences(scanned);
+  const references = extractReferences(scanned, payload);
   base.edges = [...requiresEdges(parsed.frontmatter, base.frontmatter?.data), ...references.edges].map((edge) => ({ ...edge, resolved: null }));
   // Frontmatter kept as written (agents) may name the install root too, e.g. in a commented hook.
-  const frontmatterSpans = parsed.frontmatter ? extractReferences(scanLines(text.slice(0, parsed.bodyStart))).spans.filter((span) => span.kind === 'root') : [];
+  const frontmatterSpans = parsed.frontmatter ? extractReferences(scanLines(text.slice(0, parsed.bodyStart)), payload).spans.filter((span) => span.kind === 'root') : [];
   base.spans = [...frontmatterSpans, ...references.spans];
   if (kind === 'command' && routerPrefix && name.startsWith(routerPrefix)) {
     base.router = true;
@@ -236,7 +235,7 @@ function linkChildren(nodes: IrNode[]): void {
 }
 
 /** Fills `resolved` on every edge: the id of the node it names, or null. */
-function resolveEdges(nodes: IrNode[], assets: ReadonlySet<string>, external: readonly RegExp[]): void {
+function resolveEdges(nodes: IrNode[], assets: ReadonlySet<string>, external: readonly RegExp[], generated: ReadonlySet<string>): void {
   const context: Resolution = {
     byPath: new Map(nodes.map((node) => [node.path, node.id])),
     ids: new Set(nodes.map((node) => node.id)),
@@ -249,6 +248,7 @@ function resolveEdges(nodes: IrNode[], assets: ReadonlySet<string>, external: re
       }),
     ),
     external,
+    generated,
   };
   for (const node of nodes) {
     for (const edge of node.edges) {
@@ -265,6 +265,7 @@ interface Resolution {
   assets: ReadonlySet<string>;
   assetFolders: ReadonlySet<string>;
   external: readonly RegExp[];
+  generated: ReadonlySet<string>;
 }
 
 /** A command is also known by its frontmatter name (e.g. router ns-workflow as gsd-workflow). */
@@ -285,7 +286,7 @@ function resolveEdge(edge: Edge, context: Resolution): string | null {
     case 'read':
       if (edge.external) return null;
       if (context.byPath.has(edge.target)) return context.byPath.get(edge.target)!;
-      if (GENERATED_PATHS.has(edge.target)) return `generated:${edge.target}`;
+      if (context.generated.has(edge.target)) return `generated:${edge.target}`;
       if (context.assets.has(edge.target) || context.assetFolders.has(edge.target)) return `asset:${edge.target}`;
       return null;
     case 'spawn':

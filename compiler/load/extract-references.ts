@@ -4,6 +4,8 @@
 // Resolution against the corpus happens later, in buildIr.
 import type { Edge, RewriteSpan } from '../ir/types.ts';
 import type { ScannedLine } from './scan-lines.ts';
+import { DEFAULT_PAYLOAD } from './layout.ts';
+import { escapeRegExp } from '../util/text.ts';
 
 export interface ExtractedReferences {
   edges: Omit<Edge, 'resolved'>[];
@@ -16,8 +18,16 @@ export interface ExtractedReferences {
  * shell default `:-` or a `${VAR}/` prefix), never inside another path.
  */
 const ROOT = /(?<=^|[\s"'`(\[=@,]|:-|\}\/)(?:(~|\$HOME|\$\{HOME\})\/|(\.)\/)?\.claude(?=\/|(?![\w.-]))/g;
-/** A path into the installed tree, with or without the root in front. */
-const TREE_PATH = /(?<![\w.\/$-])(?:(?:~|\$HOME|\$\{HOME\}|\.)\/)?(?:\.claude\/)?(gsd-core\/[A-Za-z0-9_.\/{}*<>$-]*)/g;
+/** A path into the installed payload folder (the layout's `payload`), with or without the root in front. */
+const treePaths = new Map<string, RegExp>();
+function treePath(payload: string): RegExp {
+  let pattern = treePaths.get(payload);
+  if (!pattern) {
+    pattern = new RegExp(`(?<![\\w.\\/$-])(?:(?:~|\\$HOME|\\$\\{HOME\\}|\\.)\\/)?(?:\\.claude\\/)?(${escapeRegExp(payload)}\\/[A-Za-z0-9_.\\/{}*<>$-]*)`, 'g');
+    treePaths.set(payload, pattern);
+  }
+  return pattern;
+}
 const INCLUDE_LINE = /^@(\S+)$/;
 /** A command invocation `/gsd-<name>` or `/gsd:<name>` (also read by check/check-code-commands.ts). */
 export const SLASH = /(?<=^|[\s`'"(\[])\/gsd(?:-|:(?!section(?![\w-])))([a-z0-9]+(?:-[a-z0-9]+)*)(?![\w\/-])(?!\.\w)/g;
@@ -25,7 +35,8 @@ const SPAWN = /subagent_type\s*[=:]\s*["']([A-Za-z0-9_.-]+)["']/g;
 export const SKILL = /Skill\(\s*skill\s*=\s*["']([A-Za-z0-9:_-]+)["']/g;
 const ARGUMENTS = /\$ARGUMENTS(?![A-Za-z0-9_])/g;
 
-export function extractReferences(lines: readonly ScannedLine[]): ExtractedReferences {
+export function extractReferences(lines: readonly ScannedLine[], payload: string = DEFAULT_PAYLOAD): ExtractedReferences {
+  const TREE_PATH = treePath(payload);
   const edges: Omit<Edge, 'resolved'>[] = [];
   const spans: RewriteSpan[] = [];
   for (const scanned of lines) {
@@ -71,7 +82,7 @@ export function extractReferences(lines: readonly ScannedLine[]): ExtractedRefer
   return { edges, spans };
 }
 
-/** `~/.claude/gsd-core/x.md` → `gsd-core/x.md`; other forms unchanged. */
+/** `~/.claude/<payload>/x.md` → `<payload>/x.md`; other forms unchanged. */
 export function stripRoot(path: string): string {
   return path.replace(/^(?:(?:~|\$HOME|\$\{HOME\}|\.)\/)?\.claude\//, '');
 }

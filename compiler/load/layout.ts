@@ -18,12 +18,19 @@ export interface Layout {
   ignore: RegExp[];
   families: string[];
   external: RegExp[];
-  hooks?: { registry: string; format: 'gsd-hooks' | 'settings-json' };
+  /**
+   * The hook registry: a corpus file (`registry`), or registrations written in the layout (`entries`,
+   * settings.json's hooks shape with each command the script's corpus path) for a corpus whose installer
+   * registers its hooks in code.
+   */
+  hooks?: { registry?: string; entries?: Record<string, { matcher?: string; hooks: { command: string; timeout?: number }[] }[]>; format: 'gsd-hooks' | 'settings-json' };
   warnings: Partial<Record<DiagnosticCode, string>>;
   /** Text that names another runtime's folder on purpose (regex → reason); the leak check lets it be. */
   allowedForeignPaths: RegExp[];
   /** The runtime CLI's command table, against which every call in the corpus is checked. */
   cliTable?: string;
+  /** The payload folder (workflows, references, templates, bin/): `gsd-core` unless the layout names another. */
+  payload: string;
   /** Commands whose name starts with this are routers (their table routes to other commands). */
   routerPrefix?: string;
   /** Where the dead-settings check finds the config schema, the code that reads config, and the when= predicates. */
@@ -68,6 +75,7 @@ interface LayoutData {
   allowedForeignPaths: Record<string, string>;
   cliTable?: string;
   routerPrefix?: string;
+  payload?: string;
   settings?: LayoutSettings;
   capabilities?: string;
   whenAtoms?: Layout['whenAtoms'];
@@ -75,6 +83,8 @@ interface LayoutData {
 
 const LAYOUTS_DIR = path.join(path.dirname(new URL(import.meta.url).pathname), '../data/layouts');
 export const DEFAULT_LAYOUT = 'gsd-build';
+/** The payload folder of a layout that names none. */
+export const DEFAULT_PAYLOAD = 'gsd-core';
 
 /** A built-in layout of compiler/data/layouts by name; they are checked like a user's (a test builds every one). */
 export function loadLayout(name: string): Layout {
@@ -131,6 +141,7 @@ export function parseLayout(file: string, text: string): { layout: Layout | null
     warnings: data.warnings as Layout['warnings'],
     allowedForeignPaths: Object.keys(data.allowedForeignPaths).map((source) => regex(source, ['allowedForeignPaths', source], true)),
     ...(data.cliTable ? { cliTable: data.cliTable } : {}),
+    payload: data.payload ?? DEFAULT_PAYLOAD,
     ...(data.routerPrefix ? { routerPrefix: data.routerPrefix } : {}),
     ...(data.settings ? { settings: data.settings } : {}),
     ...(data.capabilities ? { capabilities: data.capabilities } : {}),

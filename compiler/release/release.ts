@@ -32,9 +32,20 @@ export interface ReleaseZip {
   sha256: string;
 }
 
+/** The Claude Code marketplace (gsd-build plugin's tree) as one zip beside the bundles'. */
+export interface ReleasePlugin {
+  file: string;
+  files: number;
+  bytes: number;
+  contentBytes: number;
+  sha256: string;
+}
+
 export interface Release {
   version: string;
   zips: ReleaseZip[];
+  /** The plugin's zip, listed in SHA256SUMS after the bundles'; null when the release has none. */
+  plugin: ReleasePlugin | null;
   /** File name → contents: the zips, SHA256SUMS (and SHA256SUMS.minisig when signed) and release-manifest.json. */
   outputs: Map<string, Uint8Array>;
   /** The signing key's id, or null for an unsigned release. */
@@ -89,7 +100,7 @@ export async function zipTree(folder: string, tree: VirtualTree): Promise<Buffer
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 /** Zips every bundle (keyed `<target>/<scope>`, or `<target>/<scope>/<profile>` for a profile other than full) and writes the checksums and the release manifest; signs them when given a signer. */
-export async function buildRelease(bundles: ReadonlyMap<string, VirtualTree>, version: string, signer: Signer | null = null): Promise<Release> {
+export async function buildRelease(bundles: ReadonlyMap<string, VirtualTree>, version: string, signer: Signer | null = null, marketplace: VirtualTree | null = null): Promise<Release> {
   const outputs = new Map<string, Uint8Array>();
   const zips: ReleaseZip[] = [];
   for (const key of [...bundles.keys()].sort(compareText)) {
@@ -116,10 +127,17 @@ export async function buildRelease(bundles: ReadonlyMap<string, VirtualTree>, ve
       sha256: sha256(bytes),
     });
   }
-  const sums = Buffer.from(zips.map((zip) => `${zip.sha256}  ${zip.file}\n`).join(''), 'utf8');
+  let plugin: ReleasePlugin | null = null;
+  if (marketplace) {
+    const name = `gsd-claude-plugin-${version}`;
+    const bytes = await zipTree(name, marketplace);
+    plugin = { file: `${name}.zip`, files: marketplace.size, bytes: bytes.length, contentBytes: [...marketplace.values()].reduce((sum, entry) => sum + bytesOf(entry).length, 0), sha256: sha256(bytes) };
+    outputs.set(plugin.file, bytes);
+  }
+  const sums = Buffer.from([...zips, ...(plugin ? [plugin] : [])].map((zip) => `${zip.sha256}  ${zip.file}\n`).join(''), 'utf8');
   outputs.set(SUMS_FILE, sums);
   if (signer) outputs.set(`${SUMS_FILE}${SIGNATURE_SUFFIX}`, Buffer.from(signer.sign(sums, trustedCommentFor(SUMS_FILE, version)), 'utf8'));
   const signature = signer ? { signature: { keyId: signer.keyId, publicKey: signer.publicKey.base64, files: [`${SUMS_FILE}${SIGNATURE_SUFFIX}`, `<zip folder>/${MANIFEST_FILE}${SIGNATURE_SUFFIX}`] } } : {};
-  outputs.set('release-manifest.json', Buffer.from(`${JSON.stringify({ version, zips, ...signature }, null, 2)}\n`, 'utf8'));
-  return { version, zips, outputs, keyId: signer?.keyId ?? null };
+  outputs.set('release-manifest.json', Buffer.from(`${JSON.stringify({ version, zips, ...(plugin ? { plugin } : {}), ...signature }, null, 2)}\n`, 'utf8'));
+  return { version, zips, plugin, outputs, keyId: signer?.keyId ?? null };
 }

@@ -18,6 +18,19 @@ for (const verb of ['', 'check ', 'ir ', 'budgets ']) {
   });
 }
 
+cli('should print the package version for --version, and each verb\'s help, without loading that verb', () => {
+  const version = runCli(['--version']);
+  assert.is(version.status, 0, version.stderr);
+  assert.is(version.stdout, `${(JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version}\n`);
+  for (const verb of ['watch', 'matrix', 'site', 'release', 'plugin', 'keygen', 'install']) {
+    const help = runCli([verb, '-h']);
+    assert.is(help.status, 0, `${verb}: ${help.stderr}`);
+    assert.match(help.stdout, new RegExp(`^Usage: gsd-build ${verb}`), verb);
+  }
+  // A bad option still reaches the verb's own parser: a usage error, not help.
+  assert.is(runCli(['check', '--help', '--bogus']).status, 2);
+});
+
 cli('should exit 2 with a usage message for bad usage', () => {
   for (const args of [[], ['--target'], ['--bogus'], ['--target', 'nowhere'], ['--all', '--target', 'claude'], ['--target', 'claude', '--scope', 'galaxy']]) {
     const result = runCli(args);

@@ -29,7 +29,7 @@ anywhere('should build a corpus without runtime code and say it ships no runtime
   const out = path.join(root, 'out');
   const result = runCli(['--target', 'claude', '--scope', 'local', '--source', corpus, '--out', out]);
   assert.is(result.status, 0, result.stderr);
-  assert.match(result.stdout, /note: .*corpus ships no runtime CLI \(no runtime\/build\.ts\): its bundles carry no gsd-tools/);
+  assert.match(result.stdout, /note: .*corpus ships no runtime CLI \(no runtime\/build\.ts, no gsd-tools\.cjs in its payload\): its bundles carry no gsd-tools/);
   rmSync(root, { recursive: true, force: true });
 });
 

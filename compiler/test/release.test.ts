@@ -24,20 +24,29 @@ release('should build byte-identical zips twice, whatever TZ, locale or umask', 
   const second = temporaryDir('release2');
   const a = runCli(['release', '--out', first], { env: { TZ: 'UTC', LANG: 'C', LC_ALL: 'C' }, umask: '022' });
   assert.is(a.status, 0, a.stderr);
-  assert.match(a.stdout, new RegExp(`released ${count} zip\\(s\\)`));
+  assert.match(a.stdout, new RegExp(`released ${count} zip\\(s\\) and the Claude Code plugin gsd-claude-plugin-[^ ]+\\.zip,`));
   const b = runCli(['release', '--out', second], { env: { TZ: 'Pacific/Chatham', LANG: 'tr_TR.UTF-8', LC_ALL: 'tr_TR.UTF-8' }, umask: '077' });
   assert.is(b.status, 0, b.stderr);
   const files = readdirSync(first).sort();
   assert.equal(readdirSync(second).sort(), files);
-  assert.is(files.filter((file) => file.endsWith('.zip')).length, count);
+  // One zip per bundle, and the Claude Code marketplace's.
+  assert.is(files.filter((file) => file.endsWith('.zip')).length, count + 1);
   for (const file of files) assert.is(sha256(readFileSync(path.join(second, file))), sha256(readFileSync(path.join(first, file))), file);
 });
 
 release('should list every zip in SHA256SUMS and release-manifest.json with its count, size and digest', async () => {
-  const manifest = JSON.parse(readFileSync(path.join(first, 'release-manifest.json'), 'utf8')) as { version: string; zips: { file: string; target: string; scope: string; profile?: string; files: number; bytes: number; sha256: string }[] };
+  const manifest = JSON.parse(readFileSync(path.join(first, 'release-manifest.json'), 'utf8')) as { version: string; zips: { file: string; target: string; scope: string; profile?: string; files: number; bytes: number; sha256: string }[]; plugin: { file: string; files: number; bytes: number; sha256: string } };
   const sums = readFileSync(path.join(first, 'SHA256SUMS'), 'utf8').trimEnd().split('\n');
   assert.is(manifest.zips.length, count);
-  assert.is(sums.length, count);
+  assert.is(sums.length, count + 1);
+  // The plugin's zip last: the marketplace tree under one folder named after it.
+  const pluginBytes = readFileSync(path.join(first, manifest.plugin.file));
+  assert.is(manifest.plugin.file, `gsd-claude-plugin-${manifest.version}.zip`);
+  assert.is(sums[count], `${sha256(pluginBytes)}  ${manifest.plugin.file}`);
+  assert.is(manifest.plugin.bytes, pluginBytes.length);
+  const pluginEntries = (await readZip(pluginBytes)).filter((entry) => !entry.directory).map((entry) => entry.name);
+  assert.is(pluginEntries.length, manifest.plugin.files);
+  for (const file of ['.claude-plugin/marketplace.json', 'plugins/gsd/.claude-plugin/plugin.json', 'plugins/gsd/hooks/hooks.json']) assert.ok(pluginEntries.includes(`gsd-claude-plugin-${manifest.version}/${file}`), file);
   for (const [index, zip] of manifest.zips.entries()) {
     const bytes = readFileSync(path.join(first, zip.file));
     assert.is(zip.file, `gsd-${zip.target}-${zip.scope}-${zip.profile ? `${zip.profile}-` : ''}${manifest.version}.zip`);

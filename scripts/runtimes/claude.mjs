@@ -4,7 +4,7 @@
 // parse and any settings.json entry it skipped; `claude plugin validate
 // --strict` checks the same files (skills, commands, agents and the hooks of
 // settings.json) against the plugin schemas, warnings included.
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const version = '2.1.332';
@@ -104,6 +104,59 @@ async function validate(ctx) {
   );
 }
 
+/** `claude plugin validate --strict <dir>`: every ✘ finding fails, and a run that does not pass. */
+async function validateDir(ctx, dir, label) {
+  const result = await ctx.run([claude(ctx), 'plugin', 'validate', '--strict', dir]);
+  const lines = result.stdout.split('\n').map((line) => line.trim());
+  let inErrors = false;
+  for (const line of lines) {
+    if (/^✘ Found \d+ error/.test(line)) inErrors = true;
+    else if (/^(?:[⚠ℹ✔]|Plugin directory checks|Provides:)/.test(line)) inErrors = false;
+    else if (inErrors && line.startsWith('❯')) ctx.findings.fail(`claude plugin validate --strict ${label}: ${line.slice(1).trim()}`);
+  }
+  if (result.code !== 0 && !ctx.findings.failures.some((f) => f.startsWith(`claude plugin validate --strict ${label}`))) {
+    ctx.findings.fail(`claude plugin validate --strict ${label} exited ${result.code}: ${lines.filter((l) => /✘|Error/.test(l)).join(' | ').slice(0, 400)}`);
+  }
+  return { passed: result.code === 0 && lines.includes('✔ Validation passed'), lines };
+}
+
+/**
+ * The marketplace tree of `gsd-build plugin` (ctx.tree): the validator on the
+ * marketplace and on each plugin it lists, then what it does not check: each
+ * listed plugin folder exists, and every hook command's
+ * "${CLAUDE_PLUGIN_ROOT}/…" script is in the plugin.
+ */
+async function validatePlugin(ctx) {
+  const marketplace = await validateDir(ctx, ctx.tree, 'marketplace');
+  ctx.findings.count('marketplaces', 1, marketplace.passed ? 1 : 0);
+  let listed = [];
+  try {
+    listed = JSON.parse(readFileSync(path.join(ctx.tree, '.claude-plugin', 'marketplace.json'), 'utf8')).plugins ?? [];
+  } catch (error) {
+    ctx.findings.fail(`.claude-plugin/marketplace.json: not JSON: ${error.message}`);
+  }
+  let passed = 0;
+  for (const entry of listed) {
+    const dir = path.join(ctx.tree, String(entry.source));
+    if (!existsSync(path.join(dir, '.claude-plugin', 'plugin.json'))) {
+      ctx.findings.fail(`marketplace.json: plugin ${entry.name}: no .claude-plugin/plugin.json under ${entry.source}`);
+      continue;
+    }
+    const result = await validateDir(ctx, dir, `plugin ${entry.name}`);
+    if (result.passed) passed += 1;
+    const hooksFile = path.join(dir, 'hooks', 'hooks.json');
+    const hooks = existsSync(hooksFile) ? JSON.parse(readFileSync(hooksFile, 'utf8')).hooks ?? {} : {};
+    for (const [event, groups] of Object.entries(hooks)) {
+      for (const hook of groups.flatMap((group) => group.hooks ?? [])) {
+        for (const [, file] of String(hook.command).matchAll(/\$\{CLAUDE_PLUGIN_ROOT\}\/([^"'\s]+)/g)) {
+          if (!existsSync(path.join(dir, file))) ctx.findings.fail(`plugin ${entry.name}: hooks/hooks.json: ${event} runs ${file}, which the plugin does not ship`);
+        }
+      }
+    }
+  }
+  ctx.findings.count('plugins', listed.length, passed);
+}
+
 export default {
   id: 'claude',
   program: 'Claude Code',
@@ -117,6 +170,23 @@ export default {
   async probe(ctx) {
     await listing(ctx);
     await validate(ctx);
+  },
+  plugin: {
+    what: 'plugin.json version a number, a hook script missing, marketplace without owner',
+    validate: validatePlugin,
+    async break(ctx) {
+      const marketplaceFile = path.join(ctx.tree, '.claude-plugin', 'marketplace.json');
+      const marketplace = JSON.parse(readFileSync(marketplaceFile, 'utf8'));
+      delete marketplace.owner;
+      writeFileSync(marketplaceFile, JSON.stringify(marketplace, null, 2));
+      const dir = path.join(ctx.tree, marketplace.plugins[0].source);
+      const manifestFile = path.join(dir, '.claude-plugin', 'plugin.json');
+      writeFileSync(manifestFile, JSON.stringify({ ...JSON.parse(readFileSync(manifestFile, 'utf8')), version: 1 }, null, 2));
+      const hooks = JSON.parse(readFileSync(path.join(dir, 'hooks', 'hooks.json'), 'utf8')).hooks;
+      const script = /\$\{CLAUDE_PLUGIN_ROOT\}\/(hooks\/[^"]+)/.exec(Object.values(hooks)[0][0].hooks[0].command)[1];
+      rmSync(path.join(dir, script));
+      return [/marketplace: .*owner/, /plugin \S+: version/, new RegExp(`runs ${script.replace(/[.]/g, '\\.')}, which the plugin does not ship`)];
+    },
   },
   fixture: {
     scope: 'local',

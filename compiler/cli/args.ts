@@ -1,0 +1,28 @@
+// The command line's argument parsing, shared by every verb module; light on
+// purpose (node:util only), so that `gsd-build --help` loads nothing else.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+export const COMMON_OPTIONS = {
+  source: { type: 'string' },
+  capability: { type: 'string', multiple: true },
+  layout: { type: 'string' },
+  targets: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export interface Io {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+export class UsageError extends Error {}
+
+export type ParsedValues<T extends NonNullable<ParseArgsConfig['options']>> = ReturnType<typeof parse<T>>;
+
+export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
+  try {
+    return parseArgs({ args, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: false, strict: true }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}

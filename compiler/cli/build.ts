@@ -1,0 +1,145 @@
+// gsd-build [build] and gsd-build watch.
+import path from 'node:path';
+import { emitBundles } from '../pipeline.ts';
+import { layoutNames } from '../load/layout.ts';
+import { writeTrees } from '../write/write-tree.ts';
+import { writeBundles, type OutputState } from '../write/output-state.ts';
+import { buildInputKey, defaultCacheDir, dropOutputState, readOutputState, stillOnDisk, writeOutputState } from '../incremental.ts';
+import { readSourceTree } from '../load/read-source-tree.ts';
+import { DEFAULT_TARGETS_DIR } from '../targets/load-targets.ts';
+import { SCOPE_IDS, type ScopeId } from '../targets/target-types.ts';
+import { parse, UsageError, type Io, type ParsedValues } from './args.ts';
+import { HELP } from './help.ts';
+import { compileFrom, noteLines, profileOption, reportEmitted, selectBundles, sourceOf } from './common.ts';
+
+export const BUILD_OPTIONS = {
+  target: { type: 'string', multiple: true },
+  scope: { type: 'string' },
+  all: { type: 'boolean' },
+  out: { type: 'string' },
+  profile: { type: 'string' },
+  cache: { type: 'string' },
+  'no-cache': { type: 'boolean' },
+} as const;
+
+export async function runBuild(args: string[], io: Io): Promise<number> {
+  const values = parse(args, BUILD_OPTIONS);
+  if (values.help) {
+    io.out(HELP.build);
+    return 0;
+  }
+  if (!values.all && !values.target) throw new UsageError('expected --target <id> or --all');
+  if (values.all && (values.target || values.scope)) throw new UsageError('--all builds every target and scope; drop --target and --scope');
+  if (values.scope !== undefined && !SCOPE_IDS.includes(values.scope as ScopeId)) throw new UsageError(`expected --scope global or local, found "${values.scope}"`);
+  return buildOnce(values, io);
+}
+
+/**
+ * One build: with a cache (the default), a build whose inputs and output are
+ * unchanged only replays what it printed, and any other writes only the files
+ * whose bytes changed (compiler/incremental.ts); --no-cache writes everything.
+ */
+export async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: Io, options: { replay?: boolean } = {}): Promise<number> {
+  const started = performance.now();
+  const outRoot = values.out ?? 'dist';
+  const cacheDir = values['no-cache'] ? null : path.resolve(values.cache ?? defaultCacheDir());
+  const sourceDir = sourceOf(values);
+  const files = cacheDir ? await readSourceTree(sourceDir) : undefined;
+  const inputKey = cacheDir
+    ? await buildInputKey(files!, values.targets ?? DEFAULT_TARGETS_DIR, { target: values.target ?? null, scope: values.scope ?? null, all: values.all ?? false, layout: values.layout ?? null, profile: values.profile ?? null })
+    : '';
+  // Inputs outside the source tree and the targets (a layout file, third-party capabilities) are not in the key: such builds always build.
+  const keyed = (values.layout === undefined || layoutNames().includes(values.layout)) && (values.capability ?? []).length === 0;
+  const previous = cacheDir ? readOutputState(cacheDir, outRoot) : null;
+  const summary = (bundles: number, fileCount: number, written: number, keys: readonly string[]) =>
+    `built ${bundles} bundle(s), ${fileCount} files (${written} written), into ${outRoot}/ in ${Math.round(performance.now() - started)} ms: ${keys.join(', ')}`;
+  if (cacheDir && keyed && previous && previous.inputKey === inputKey && (await stillOnDisk(outRoot, previous))) {
+    if (options.replay !== false) previous.messages.err.forEach((line) => io.err(line));
+    io.out(summary(previous.built.length, previous.files, 0, previous.built));
+    if (options.replay !== false) previous.messages.out.forEach((line) => io.out(line));
+    return 0;
+  }
+  const printed: OutputState['messages'] = { out: [], err: [] };
+  const recording: Io = { out: (text) => (printed.out.push(text), io.out(text)), err: (text) => (printed.err.push(text), io.err(text)) };
+  const compiled = await compileFrom(values, recording, cacheDir ? { cacheDir, files: files! } : {});
+  if (!compiled) return 1;
+  const selections = selectBundles(compiled, values.target, values.scope as ScopeId | undefined, values.all ?? false);
+  const { bundles, diagnostics } = emitBundles(compiled, selections, profileOption(values.profile, compiled));
+  if (!reportEmitted(diagnostics, recording, outRoot)) return 1;
+  const fileCount = [...bundles.values()].reduce((sum, tree) => sum + tree.size, 0);
+  let written = fileCount;
+  if (cacheDir) {
+    dropOutputState(cacheDir, outRoot);
+    const result = await writeBundles(outRoot, bundles, previous?.bundles ?? {});
+    written = result.written;
+    const notes = noteLines(compiled, selections, sourceOf(values));
+    writeOutputState(cacheDir, outRoot, { inputKey, messages: { out: notes, err: printed.err }, bundles: { ...previous?.bundles, ...result.records }, built: [...bundles.keys()], files: fileCount });
+  } else {
+    await writeTrees(outRoot, bundles);
+  }
+  io.out(summary(bundles.size, fileCount, written, [...bundles.keys()]));
+  noteLines(compiled, selections, sourceOf(values)).forEach((line) => io.out(line));
+  return 0;
+}
+
+/** Quiet time after the last change before a rebuild: editors save in bursts. */
+export const WATCH_DEBOUNCE_MS = 150;
+
+export async function runWatch(args: string[], io: Io, stop?: AbortSignal): Promise<number> {
+  const values = parse(args, BUILD_OPTIONS);
+  if (values.help) {
+    io.out(HELP.watch);
+    return 0;
+  }
+  if (values.all && (values.target || values.scope)) throw new UsageError('--all builds every target and scope; drop --target and --scope');
+  if (values.scope !== undefined && !SCOPE_IDS.includes(values.scope as ScopeId)) throw new UsageError(`expected --scope global or local, found "${values.scope}"`);
+  const selection = values.target ? values : { ...values, all: true };
+  const sourceDir = path.resolve(values.source ?? 'source');
+  const targetsDir = path.resolve(values.targets ?? DEFAULT_TARGETS_DIR);
+  const outRoot = path.resolve(values.out ?? 'dist');
+  const { watch } = await import('node:fs');
+  let running: Promise<void> | null = null;
+  let pending = false;
+  let timer: NodeJS.Timeout | undefined;
+  const rebuild = async (first: boolean) => {
+    // One build at a time; changes during a build start one more after it.
+    if (running) {
+      pending = true;
+      return;
+    }
+    running = (async () => {
+      try {
+        await buildOnce(selection, io, { replay: first });
+      } catch (error) {
+        if (error instanceof UsageError) throw error;
+        io.err(`gsd-build: the build failed: ${(error as Error).stack ?? String(error)}`);
+      }
+    })();
+    await running;
+    running = null;
+    if (pending) {
+      pending = false;
+      await rebuild(false);
+    }
+  };
+  await rebuild(true);
+  const changed = (root: string) => (_event: string, file: string | Buffer | null) => {
+    // The output and the cache may sit inside a watched folder; their writes are not edits.
+    const full = file ? path.resolve(root, String(file)) : root;
+    if (full === outRoot || full.startsWith(`${outRoot}${path.sep}`)) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void rebuild(false), WATCH_DEBOUNCE_MS);
+  };
+  const watchers = [watch(sourceDir, { recursive: true }, changed(sourceDir)), watch(targetsDir, { recursive: true }, changed(targetsDir))];
+  io.err(`watching ${values.source ?? 'source'} and ${values.targets ?? 'the project targets'} for changes (Ctrl-C stops)`);
+  await new Promise<void>((resolve) => {
+    const end = () => resolve();
+    process.once('SIGINT', end);
+    process.once('SIGTERM', end);
+    stop?.addEventListener('abort', end, { once: true });
+  });
+  clearTimeout(timer);
+  for (const watcher of watchers) watcher.close();
+  if (running) await running;
+  return 0;
+}
