@@ -44,8 +44,10 @@ s('should keep gsd-tools.cjs under its size ceiling', async () => {
   const bytes = Buffer.byteLength(cli.contents);
   // Raised from 300 000 for state healing, the status vocabulary and the worktree verbs (330 KB with them),
   // then from 360 000 for gap closure (uat, quick), the supply-chain check and the drift check (372 KB),
-  // then from 400 000 for workstreams, workspaces and docs (405 KB).
-  assert.ok(bytes < 440_000, `gsd-tools.cjs is ${bytes} bytes`);
+  // then from 400 000 for workstreams, workspaces and docs (405 KB),
+  // then from 440 000 for cross-AI review, spec/MVP/AI-eval checks, housekeeping, the research cache,
+  // learnings and the user profile (499 KB; `scripts/bench-cli.mjs`: state json 1.30x, init 1.32x of node -e 0).
+  assert.ok(bytes < 540_000, `gsd-tools.cjs is ${bytes} bytes`);
   assert.not.ok(/YAMLParseError|jsonc|smol-toml|GSD:BEGIN/.test(cli.contents), 'the installer and its parsers stay out of the CLI');
   assert.ok(cli.contents.includes('require("./gsd-install.cjs")'), 'the CLI loads the installer on demand');
   assert.not.ok(cli.contents.includes('new Ajv('), 'the config validator is precompiled, not ajv itself');
