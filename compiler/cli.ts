@@ -4,7 +4,8 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { formatDiagnostic, type Diagnostic } from './diagnostics.ts';
+import { diagnostic, formatDiagnostic, type Diagnostic } from './diagnostics.ts';
+import { BUILD_CONFIG_FILE, readBuildConfig } from './load/build-config.ts';
 import { allBundles, compile, emitBundles, errorsOf, profileIr, REPO_ROOT, type BundleSelection, type Compiled } from './pipeline.ts';
 import { layoutNames, parseLayout, type Layout } from './load/layout.ts';
 import type { CapabilitySource } from './load/load-capabilities.ts';
@@ -51,7 +52,8 @@ Options:
   --layout <name>   how to read the source tree: a built-in layout (compiler/data/layouts;
                     detected by default) or a layout file (schemas/layout.schema.json)
   --capability <folder|npm package>
-                    compose a third-party capability in (repeatable; every verb that builds takes it)
+                    compose a third-party capability in (repeatable; every verb that builds takes it;
+                    added to the capabilities of gsd-build.json in the current folder)
   --profile <names> the skill profile(s) to ship, comma-separated (source/profiles.json:
                     core, standard, full; an add-on such as review only with another:
                     core,review); default full
@@ -157,17 +159,49 @@ const defaultIo: Io = { out: (text) => process.stdout.write(`${text}\n`), err: (
 
 class UsageError extends Error {}
 
-/** --capability: an existing folder, else an npm package installed where gsd-build runs (its folder holds capability.json). */
-function resolveCapability(spec: string): CapabilitySource {
-  if (existsSync(spec)) return { dir: path.resolve(spec), display: spec.replace(/\\/g, '/').replace(/\/+$/, ''), origin: 'third-party' };
-  if (!/^(?:@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/.test(spec)) throw new UsageError(`expected --capability to name a folder or an npm package, found "${spec}"`);
+/**
+ * A capability spec (--capability, or an entry of gsd-build.json): an existing
+ * folder, else an npm package installed where `base` is (its folder holds
+ * capability.json). A problem comes back as its message.
+ */
+function resolveCapability(spec: string, base: string, label = '--capability'): CapabilitySource | string {
+  const folder = path.resolve(base, spec);
+  if (existsSync(folder)) {
+    const relative = path.relative(process.cwd(), folder);
+    const display = relative === '' ? '.' : relative.startsWith('..') || path.isAbsolute(relative) ? folder : relative;
+    return { dir: folder, display: display.replace(/\\/g, '/'), origin: 'third-party' };
+  }
+  if (/^\.{0,2}\//.test(spec) || path.isAbsolute(spec)) return `expected ${label} ${spec} to be a folder, found none at ${folder}`;
+  if (!/^(?:@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/.test(spec)) return `expected ${label} to name a folder or an npm package, found "${spec}"`;
   let manifest: string;
   try {
-    manifest = createRequire(path.join(process.cwd(), 'package.json')).resolve(`${spec}/capability.json`);
+    manifest = createRequire(path.join(base, 'package.json')).resolve(`${spec}/capability.json`);
   } catch {
-    throw new UsageError(`expected --capability ${spec} to be a folder or an installed npm package with a capability.json, found neither`);
+    return `expected ${label} ${spec} to be a folder or an installed npm package with a capability.json, found neither`;
   }
   return { dir: path.dirname(manifest), display: `npm:${spec}`, origin: 'third-party' };
+}
+
+/** The capabilities of gsd-build.json, then those of --capability (a folder named in both once). */
+function capabilitySources(flags: readonly string[], io: Io): CapabilitySource[] | null {
+  const { config, diagnostics } = readBuildConfig(process.cwd());
+  const sources: CapabilitySource[] = [];
+  for (const entry of config?.capabilities ?? []) {
+    const resolved = resolveCapability(entry.spec, config!.dir, `${BUILD_CONFIG_FILE} capabilities`);
+    if (typeof resolved === 'string') diagnostics.push(diagnostic(BUILD_CONFIG_FILE, entry.line, entry.column, 'build-config', resolved));
+    else sources.push(resolved);
+  }
+  if (diagnostics.length > 0) {
+    diagnostics.forEach((d) => io.err(formatDiagnostic(d)));
+    io.err(`${diagnostics.length} error(s) in ${BUILD_CONFIG_FILE}; nothing was written.`);
+    return null;
+  }
+  for (const spec of flags) {
+    const resolved = resolveCapability(spec, process.cwd());
+    if (typeof resolved === 'string') throw new UsageError(resolved);
+    if (!sources.some((source) => source.dir === resolved.dir)) sources.push(resolved);
+  }
+  return sources;
 }
 
 type ParsedValues<T extends NonNullable<ParseArgsConfig['options']>> = ReturnType<typeof parse<T>>;
@@ -249,7 +283,8 @@ async function compileFrom(
     }
     layout = parsed.layout;
   }
-  const capabilities = (values.capability ?? []).map(resolveCapability);
+  const capabilities = capabilitySources(values.capability ?? [], io);
+  if (!capabilities) return null;
   const compiled = await compile({ sourceDir, targetsDir: values.targets ?? DEFAULT_TARGETS_DIR, ...(layout ? { layout } : {}), capabilities, ...options });
   layoutFile ??= `compiler/data/layouts/${compiled.layout}.json`;
   const targetsDisplay = values.targets ?? (path.relative(process.cwd(), DEFAULT_TARGETS_DIR) || 'targets');
@@ -324,7 +359,7 @@ async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: Io, opt
     ? await buildInputKey(files!, values.targets ?? DEFAULT_TARGETS_DIR, { target: values.target ?? null, scope: values.scope ?? null, all: values.all ?? false, layout: values.layout ?? null, profile: values.profile ?? null })
     : '';
   // Inputs outside the source tree and the targets (a layout file, third-party capabilities) are not in the key: such builds always build.
-  const keyed = (values.layout === undefined || layoutNames().includes(values.layout)) && (values.capability ?? []).length === 0;
+  const keyed = (values.layout === undefined || layoutNames().includes(values.layout)) && (values.capability ?? []).length === 0 && (readBuildConfig(process.cwd()).config?.capabilities.length ?? 0) === 0;
   const previous = cacheDir ? readOutputState(cacheDir, outRoot) : null;
   const summary = (bundles: number, fileCount: number, written: number, keys: readonly string[]) =>
     `built ${bundles} bundle(s), ${fileCount} files (${written} written), into ${outRoot}/ in ${Math.round(performance.now() - started)} ms: ${keys.join(', ')}`;

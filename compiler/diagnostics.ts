@@ -33,6 +33,7 @@ export const DIAGNOSTIC_CODES = {
   'loop-misplaced': 'a gsd:loop point sits outside the workflow that hosts it',
   'loop-missing-point': 'a host workflow lacks one of its loop points (in a corpus that declares loop points)',
   'loop-role-unspawned': 'a gsd:loop role is played by an agent its workflow never spawns',
+  'build-config': "the project's gsd-build.json is not JSON matching schemas/build-config.schema.json, or names a capability that is neither a folder nor an installed npm package",
   'capability-schema': 'a capability folder has no capability.json, or it is not JSON matching schemas/capability.schema.json',
   'capability-id': "a capability's id is not its folder name",
   'capability-engines': "a capability's engines.gsd is not a version range, or does not admit this gsd-build version",
