@@ -5,6 +5,7 @@
 // remove exactly those. Then the attacks: a capability posing as first-party,
 // a bundle manifest or install record edited to claim consent, a hook passed
 // off under another capability's id or under none.
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -66,7 +67,7 @@ s('should refuse a third-party hook without consent, writing nothing, and instal
   const message = refusal(() => install(bundleFromFiles(files), options(home)));
   assert.match(message, /^refused: the bundle brings code of third-party capabilities, installed only with your consent: edit-log 0\.1\.0: \.claude\/hooks\/edit-log-record\.cjs\. Read it, then pass --allow-capability edit-log; nothing was written$/);
   assert.equal([...snapshot(home).keys()], [], 'nothing written');
-  assert.match(refusal(() => install(bundleFromFiles(files), options(home, { allowCapabilities: ['nyquist'] }))), /^expected --allow-capability to name a capability of this bundle \(nyquist-validation, edit-log\), found "nyquist"$/);
+  assert.match(refusal(() => install(bundleFromFiles(files), options(home, { allowCapabilities: ['nyquist'] }))), /^expected --allow-capability to name a capability of this bundle \(nyquist-validation, pattern-mapper, tdd, threat-model, ui-contract, edit-log\), found "nyquist"$/);
 
   const report = install(bundleFromFiles(files), options(home, { allowCapabilities: ['edit-log'] }));
   assert.ok(report.notes.includes('capability edit-log 0.1.0: its code is installed with your consent (--allow-capability)'));
@@ -107,6 +108,24 @@ s('should remove exactly the files a capability brought when an update comes wit
   assert.ok(!Buffer.from(fs.readFileSync(path.join(home, settings))).toString('utf8').includes('edit-log'), 'its hook registration is gone');
 });
 
+s('should ask consent through gsd-tools install --allow-capability from an unzipped bundle', () => {
+  const dir = tmpDir('consent-unzipped');
+  for (const [file, bytes] of files) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), bytes);
+  }
+  const home = tmpDir('consent-cli-home');
+  const run = (...args: string[]) => spawnSync(process.execPath, [path.join(dir, '.claude/gsd-core/bin/gsd-tools.cjs'), 'install', '--global', ...args], { cwd: dir, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: home, GSD_NOW: '2026-01-02T03:04:05Z' } });
+  const refusedRun = run();
+  assert.is(refusedRun.status, 1, refusedRun.stderr);
+  assert.match(refusedRun.stderr, /installed only with your consent: edit-log 0\.1\.0: \.claude\/hooks\/edit-log-record\.cjs\. Read it, then pass --allow-capability edit-log/);
+  assert.ok(!fs.existsSync(path.join(home, '.claude')), 'nothing written');
+  const allowed = run('--allow-capability', 'edit-log');
+  assert.is(allowed.status, 0, allowed.stderr);
+  assert.match(allowed.stdout, /capability edit-log 0\.1\.0: its code is installed with your consent/);
+  assert.ok(fs.existsSync(path.join(home, HOOK)));
+});
+
 s('should not take a capability posing as first-party at its word', () => {
   const home = tmpDir('consent-posing');
   // Renamed and relabelled: an id that is not ours.
@@ -128,7 +147,7 @@ s('should refuse a bundle manifest that claims consent, and a hook passed off un
   const home = tmpDir('consent-smuggle');
   const claiming = edited((list) => list.map((entry) => ({ ...entry, allowed: true })));
   assert.match(refusal(() => bundleFromFiles(claiming)), /"capabilities" is not a list of \{id, version, origin, source, digest, hooks, files\}/);
-  const underOurs = edited((list) => list.map((entry) => (entry.id === 'edit-log' ? { ...entry, hooks: false, files: entry.files.filter((file) => file !== HOOK) } : { ...entry, files: [...entry.files, HOOK] })));
+  const underOurs = edited((list) => list.map((entry) => (entry.id === 'edit-log' ? { ...entry, hooks: false, files: entry.files.filter((file) => file !== HOOK) } : entry.id === 'nyquist-validation' ? { ...entry, files: [...entry.files, HOOK] } : entry)));
   assert.match(refusal(() => install(bundleFromFiles(underOurs), options(home))), /^refused: \.claude\/hooks\/edit-log-record\.cjs is claimed by capability nyquist-validation but not named after it/);
   const unclaimed = edited((list) => list.map((entry) => (entry.id === 'edit-log' ? { ...entry, hooks: false, files: entry.files.filter((file) => file !== HOOK) } : entry)));
   assert.match(refusal(() => install(bundleFromFiles(unclaimed), options(home))), /^refused: \.claude\/hooks\/edit-log-record\.cjs is a program that is neither GSD's own nor claimed by a capability/);
