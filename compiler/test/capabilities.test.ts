@@ -1,10 +1,10 @@
 // Capabilities composed into loop points: order, the composed text, where
 // findings on composed text land, third-party rules, and the version ranges
 // of engines.gsd. Each test builds a small corpus in a temporary folder.
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatDiagnostic } from '../diagnostics.ts';
-import { compile, emitBundles, errorsOf } from '../pipeline.ts';
+import { compile, emitBundles, errorsOf, REPO_ROOT } from '../pipeline.ts';
 import { satisfies } from '../util/semver.ts';
 import { suite, assert } from './harness.ts';
 import { temporaryDir } from './fixture-support.ts';
@@ -188,6 +188,17 @@ caps('should hold a capability\'s own files to the corpus\'s checks and refuse n
   const clash = await findings(source, [{ dir: path.join(fixed, 'notes'), display: 'vendor/notes', origin: 'third-party' }]);
   assert.ok(clash.includes('vendor/notes/agents/gsd-note-taker.md:1:1: error capability-clash expected a agent name the corpus and other capabilities leave free, found agents/gsd-note-taker.md taken'), clash.join('\n'));
   assert.ok(clash.some((line) => line.startsWith('vendor/notes/commands/gsd/notes.md:') && /frontmatter/.test(line)), clash.join('\n'));
+});
+
+caps('should hold a capability\'s own agent to the corpus\'s byte budgets, on its own file', async () => {
+  const budgets = JSON.parse(readFileSync(path.join(REPO_ROOT, 'source', 'budgets.json'), 'utf8')) as { tiers: { agent: { DEFAULT: number } } };
+  budgets.tiers.agent.DEFAULT = 100;
+  const source = corpus({ 'budgets.json': `${JSON.stringify(budgets, null, 2)}\n` });
+  const vendor = write(temporaryDir('caps-own-budget'), ownCapability());
+  const found = await findings(source, [{ dir: path.join(vendor, 'notes'), display: 'vendor/notes', origin: 'third-party' }]);
+  const budget = found.filter((line) => line.includes('gsd-note-taker'));
+  assert.equal(budget.length, 1, found.join('\n'));
+  assert.match(budget[0]!, /^vendor\/notes\/agents\/gsd-note-taker\.md:1:1: error budget-\S+ .*100/);
 });
 
 caps('should refuse a capability hook for a target without its event or its tools', async () => {
