@@ -11,8 +11,8 @@ import { compilerFingerprint, hashParts, readCacheEntry, writeCacheEntry } from 
 import { loadHooks, loadSettingsHooks, type HookEntry } from './load/load-hooks.ts';
 import { detectLayout, loadLayout, type Layout } from './load/layout.ts';
 import { readSourceTree, type SourceFile } from './load/read-source-tree.ts';
-import { firstPartySources, loadCapabilities, type CapabilitySource, type ConfigKeySpec, type SchemaNode } from './load/load-capabilities.ts';
-import { composeCapabilities, remapDiagnostics, type LineOrigin } from './compose/compose-capabilities.ts';
+import { firstPartySources, loadCapabilities, type Capability, type CapabilityHook, type CapabilitySource, type ConfigKeySpec, type SchemaNode } from './load/load-capabilities.ts';
+import { composeCapabilities, placeOwnFiles, remapDiagnostics, type LineOrigin } from './compose/compose-capabilities.ts';
 import { buildCorpusRuntime, type BuiltRuntime } from './load/build-runtime.ts';
 import { checkFrontmatter } from './check/check-frontmatter.ts';
 import { checkReferences } from './check/check-references.ts';
@@ -29,7 +29,8 @@ import type { WhenVocabulary } from './load/parse-sections.ts';
 import { checkShellLiterals } from './check/check-shell-literals.ts';
 import { checkCodeCommands, checkCommandCells, shippedCommandNames } from './check/check-code-commands.ts';
 import { isConfigKey } from '../source/runtime/config/config.ts';
-import { emitBundle, type GeneratedFile } from './emit/emit-bundle.ts';
+import { emitBundle, hookScriptName, type GeneratedFile } from './emit/emit-bundle.ts';
+import { capabilityHookFindings } from './emit/hook-formats.ts';
 import { checkListing, listingCost } from './report/listing-cost.ts';
 import { commandsOf, FULL_PROFILE, loadProfiles, profileLabel, selectProfile, type LoadedProfiles } from './compose/select-profile.ts';
 import type { VirtualTree } from './emit/virtual-tree.ts';
@@ -140,6 +141,9 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
       }
     }
   }
+  const capabilityHooks = registerCapabilityHooks(hooks, composed.hooks);
+  hooks = [...hooks, ...capabilityHooks.hooks];
+  diagnostics.push(...capabilityHooks.diagnostics);
   // The CLI-call and shell-literal checks read shell with tree-sitter-bash.
   await loadShellParser();
   const checked: Diagnostic[] = [
@@ -167,6 +171,8 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     ...assets.map((asset) => ({ path: asset.path, contents: asset.bytes, verbatim: true as const, ...(isScript(asset.path) ? { executable: true } : {}) })),
     // A corpus without a build step ships its hook scripts as written.
     ...(built.length > 0 ? [] : ir.nodes.filter((node) => node.kind === 'hook').map((node) => ({ path: `hooks/${node.path.split('/').pop()}`, contents: node.text, executable: true, verbatim: true as const }))),
+    // A capability's hook scripts are built code of its own: shipped as written.
+    ...capabilityHooks.scripts,
   ];
   return {
     layout: layout.name,
@@ -221,11 +227,44 @@ export function emitBundles(compiled: Compiled, selections: readonly BundleSelec
     diagnostics.push(
       ...checkEmittedPaths(key, tree, foreignRoots(target, compiled.targets, ir.payload), nodesByPath, compiled.allowedForeignPaths),
       ...checkLimits(key, tree, target.definition.scopes[selection.scope]!.limits ?? []),
+      ...capabilityHookFindings(compiled.hooks, target, selection.scope),
       ...checkListing(key, listingCost(tree, target.definition.scopes[selection.scope]!), label, target.definition, compiled.budgets?.budgets ?? null),
     );
     bundles.set(key, tree);
   }
   return { bundles, diagnostics: sortDiagnostics(applySeverities(diagnostics, compiled.layoutWarnings)) };
+}
+
+/**
+ * A capability's hooks as registry entries (ids `<capability id>-<name>`,
+ * never one the registry or another capability has) and their scripts.
+ */
+function registerCapabilityHooks(registry: readonly HookEntry[], hooks: ComposeResult['hooks']): { hooks: HookEntry[]; scripts: GeneratedFile[]; diagnostics: Diagnostic[] } {
+  const taken = new Set(registry.map((hook) => hook.id));
+  const entries: HookEntry[] = [];
+  const scripts: GeneratedFile[] = [];
+  const diagnostics: Diagnostic[] = [];
+  for (const { capability, hook } of hooks) {
+    const file = `${capability.display}/capability.json`;
+    if (taken.has(hook.id)) {
+      diagnostics.push(diagnostic(file, hook.line, hook.column, 'capability-clash', `expected hook id "${hook.id}" free, found it taken by the hook registry or another capability`));
+      continue;
+    }
+    taken.add(hook.id);
+    const entry: HookEntry = {
+      id: hook.id,
+      entry: hook.entry.slice('hooks/'.length),
+      event: hook.event,
+      ...(hook.matcher !== undefined ? { matcher: hook.matcher } : {}),
+      ...(hook.timeout !== undefined ? { timeout: hook.timeout } : {}),
+      ...(hook.crashPolicy !== undefined ? { crashPolicy: hook.crashPolicy } : {}),
+      description: hook.description,
+      capability: { id: capability.id, file, line: hook.line, column: hook.column },
+    };
+    entries.push(entry);
+    scripts.push({ path: `hooks/${hookScriptName(entry)}`, contents: capability.files.find((own) => own.path === hook.entry)!.bytes, executable: true, verbatim: true });
+  }
+  return { hooks: entries, scripts, diagnostics };
 }
 
 /** The hook payload specs of the targets built for, keyed by target id. */
@@ -242,6 +281,8 @@ interface ComposeResult {
   ir: CorpusIr;
   files: SourceFile[];
   origins: LineOrigin | null;
+  /** The capabilities' hooks, with the capability each came from. */
+  hooks: { capability: Capability; hook: CapabilityHook }[];
   diagnostics: Diagnostic[];
 }
 
@@ -252,11 +293,13 @@ interface ComposeResult {
  */
 async function composeStage(options: CompileOptions, layout: Layout, version: string, files: SourceFile[], ir: CorpusIr, budgets: LoadedBudgets | null, vocabulary: WhenVocabulary): Promise<ComposeResult> {
   const sources = [...(layout.capabilities ? firstPartySources(options.sourceDir, layout.capabilities) : []), ...(options.capabilities ?? [])];
-  if (sources.length === 0) return { ir, files, origins: null, diagnostics: [] };
+  if (sources.length === 0) return { ir, files, origins: null, hooks: [], diagnostics: [] };
   const loaded = loadCapabilities(sources, { version, configSchema: await readConfigSchema(options.sourceDir, layout) });
   const ceilings = new Map(measureBudgets(ir.nodes, budgets?.budgets ?? null).map((row) => [row.path, row.ceiling]));
-  const composition = composeCapabilities(files, ir.nodes, loaded.capabilities, (file) => ceilings.get(file) ?? null);
-  const diagnostics = [...loaded.diagnostics, ...composition.diagnostics];
+  const placed = placeOwnFiles(files, loaded.capabilities);
+  const composition = composeCapabilities(placed.files, ir.nodes, loaded.capabilities, (file) => ceilings.get(file) ?? null);
+  composition.origins.own = placed.own;
+  const diagnostics = [...loaded.diagnostics, ...placed.diagnostics, ...composition.diagnostics];
   const capabilities = loaded.capabilities.map((capability) => ({
     id: capability.id,
     version: capability.version,
@@ -268,11 +311,12 @@ async function composeStage(options: CompileOptions, layout: Layout, version: st
     config: capability.config,
     own: capability.own,
   }));
-  if (Object.keys(composition.points).length === 0) return { ir: { ...ir, capabilities }, files, origins: null, diagnostics };
+  const hooks = loaded.capabilities.flatMap((capability) => capability.hooks.map((hook) => ({ capability, hook })));
+  if (Object.keys(composition.points).length === 0 && placed.own.size === 0) return { ir: { ...ir, capabilities }, files, origins: null, hooks, diagnostics };
   const rebuilt = buildIr(composition.files, { ...vocabulary, atoms: new Set([...vocabulary.atoms, ...composition.atoms]) }, layout);
-  // The corpus's own findings came from the first pass; the second adds only those in the step files it generated.
-  diagnostics.push(...remapDiagnostics(rebuilt.diagnostics.filter((d) => composition.origins.steps.has(d.file)), composition.origins));
-  return { ir: { ...rebuilt.ir, capabilities, composition: composition.points }, files: composition.files, origins: composition.origins, diagnostics };
+  // The corpus's own findings came from the first pass; the second adds only those in the files composition generated or placed.
+  diagnostics.push(...remapDiagnostics(rebuilt.diagnostics.filter((d) => composition.origins.steps.has(d.file) || placed.own.has(d.file)), composition.origins));
+  return { ir: { ...rebuilt.ir, capabilities, composition: composition.points }, files: composition.files, origins: composition.origins, hooks, diagnostics };
 }
 
 async function readConfigSchema(sourceDir: string, layout: Layout): Promise<SchemaNode | null> {

@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { emitBundles } from '../pipeline.ts';
 import { layoutNames } from '../load/layout.ts';
+import { readBuildConfig } from '../load/build-config.ts';
 import { writeTrees } from '../write/write-tree.ts';
 import { writeBundles, type OutputState } from '../write/output-state.ts';
 import { buildInputKey, defaultCacheDir, dropOutputState, readOutputState, stillOnDisk, writeOutputState } from '../incremental.ts';
@@ -49,7 +50,7 @@ export async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: 
     ? await buildInputKey(files!, values.targets ?? DEFAULT_TARGETS_DIR, { target: values.target ?? null, scope: values.scope ?? null, all: values.all ?? false, layout: values.layout ?? null, profile: values.profile ?? null })
     : '';
   // Inputs outside the source tree and the targets (a layout file, third-party capabilities) are not in the key: such builds always build.
-  const keyed = (values.layout === undefined || layoutNames().includes(values.layout)) && (values.capability ?? []).length === 0;
+  const keyed = (values.layout === undefined || layoutNames().includes(values.layout)) && (values.capability ?? []).length === 0 && (readBuildConfig(process.cwd()).config?.capabilities.length ?? 0) === 0;
   const previous = cacheDir ? readOutputState(cacheDir, outRoot) : null;
   const summary = (bundles: number, fileCount: number, written: number, keys: readonly string[]) =>
     `built ${bundles} bundle(s), ${fileCount} files (${written} written), into ${outRoot}/ in ${Math.round(performance.now() - started)} ms: ${keys.join(', ')}`;

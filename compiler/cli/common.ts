@@ -4,7 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { formatDiagnostic, type Diagnostic } from '../diagnostics.ts';
+import { diagnostic, formatDiagnostic, type Diagnostic } from '../diagnostics.ts';
+import { BUILD_CONFIG_FILE, readBuildConfig } from '../load/build-config.ts';
 import { allBundles, compile, errorsOf, REPO_ROOT, type BundleSelection, type Compiled } from '../pipeline.ts';
 import { layoutNames, parseLayout, type Layout } from '../load/layout.ts';
 import type { CapabilitySource } from '../load/load-capabilities.ts';
@@ -15,17 +16,49 @@ import type { ScopeId } from '../targets/target-types.ts';
 import { FULL_PROFILE, parseProfileNames } from '../compose/select-profile.ts';
 import { UsageError, type Io } from './args.ts';
 
-/** --capability: an existing folder, else an npm package installed where gsd-build runs (its folder holds capability.json). */
-export function resolveCapability(spec: string): CapabilitySource {
-  if (existsSync(spec)) return { dir: path.resolve(spec), display: spec.replace(/\\/g, '/').replace(/\/+$/, ''), origin: 'third-party' };
-  if (!/^(?:@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/.test(spec)) throw new UsageError(`expected --capability to name a folder or an npm package, found "${spec}"`);
+/**
+ * A capability spec (--capability, or an entry of gsd-build.json): an existing
+ * folder, else an npm package installed where `base` is (its folder holds
+ * capability.json). A problem comes back as its message.
+ */
+function resolveCapability(spec: string, base: string, label = '--capability'): CapabilitySource | string {
+  const folder = path.resolve(base, spec);
+  if (existsSync(folder)) {
+    const relative = path.relative(process.cwd(), folder);
+    const display = relative === '' ? '.' : relative.startsWith('..') || path.isAbsolute(relative) ? folder : relative;
+    return { dir: folder, display: display.replace(/\\/g, '/'), origin: 'third-party' };
+  }
+  if (/^\.{0,2}\//.test(spec) || path.isAbsolute(spec)) return `expected ${label} ${spec} to be a folder, found none at ${folder}`;
+  if (!/^(?:@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/.test(spec)) return `expected ${label} to name a folder or an npm package, found "${spec}"`;
   let manifest: string;
   try {
-    manifest = createRequire(path.join(process.cwd(), 'package.json')).resolve(`${spec}/capability.json`);
+    manifest = createRequire(path.join(base, 'package.json')).resolve(`${spec}/capability.json`);
   } catch {
-    throw new UsageError(`expected --capability ${spec} to be a folder or an installed npm package with a capability.json, found neither`);
+    return `expected ${label} ${spec} to be a folder or an installed npm package with a capability.json, found neither`;
   }
   return { dir: path.dirname(manifest), display: `npm:${spec}`, origin: 'third-party' };
+}
+
+/** The capabilities of gsd-build.json, then those of --capability (a folder named in both once). */
+function capabilitySources(flags: readonly string[], io: Io): CapabilitySource[] | null {
+  const { config, diagnostics } = readBuildConfig(process.cwd());
+  const sources: CapabilitySource[] = [];
+  for (const entry of config?.capabilities ?? []) {
+    const resolved = resolveCapability(entry.spec, config!.dir, `${BUILD_CONFIG_FILE} capabilities`);
+    if (typeof resolved === 'string') diagnostics.push(diagnostic(BUILD_CONFIG_FILE, entry.line, entry.column, 'build-config', resolved));
+    else sources.push(resolved);
+  }
+  if (diagnostics.length > 0) {
+    diagnostics.forEach((d) => io.err(formatDiagnostic(d)));
+    io.err(`${diagnostics.length} error(s) in ${BUILD_CONFIG_FILE}; nothing was written.`);
+    return null;
+  }
+  for (const spec of flags) {
+    const resolved = resolveCapability(spec, process.cwd());
+    if (typeof resolved === 'string') throw new UsageError(resolved);
+    if (!sources.some((source) => source.dir === resolved.dir)) sources.push(resolved);
+  }
+  return sources;
 }
 
 /**
@@ -57,7 +90,8 @@ export async function compileFrom(
     }
     layout = parsed.layout;
   }
-  const capabilities = (values.capability ?? []).map(resolveCapability);
+  const capabilities = capabilitySources(values.capability ?? [], io);
+  if (!capabilities) return null;
   const compiled = await compile({ sourceDir, targetsDir: values.targets ?? DEFAULT_TARGETS_DIR, ...(layout ? { layout } : {}), capabilities, ...options });
   layoutFile ??= `compiler/data/layouts/${compiled.layout}.json`;
   const targetsDisplay = values.targets ?? (path.relative(process.cwd(), DEFAULT_TARGETS_DIR) || 'targets');

@@ -16,7 +16,8 @@ Options:
   --layout <name>   how to read the source tree: a built-in layout (compiler/data/layouts;
                     detected by default) or a layout file (schemas/layout.schema.json)
   --capability <folder|npm package>
-                    compose a third-party capability in (repeatable; every verb that builds takes it)
+                    compose a third-party capability in (repeatable; every verb that builds takes it;
+                    added to the capabilities of gsd-build.json in the current folder)
   --profile <names> the skill profile(s) to ship, comma-separated (source/profiles.json:
                     core, standard, full; an add-on such as review only with another:
                     core,review); default full

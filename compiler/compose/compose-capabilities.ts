@@ -8,7 +8,7 @@
 // Pure: first-pass IR and capabilities in, source files to rebuild from out.
 import { compareText, diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { ComposedEntry, IrNode } from '../ir/types.ts';
-import type { Capability, CapabilityContribution } from '../load/load-capabilities.ts';
+import { ownCorpusPath, OWN_FILE_HOMES, type Capability, type CapabilityContribution } from '../load/load-capabilities.ts';
 import { LOOP_ROLES } from '../load/parse-loop-points.ts';
 import { splitLines } from '../load/scan-lines.ts';
 import type { SourceFile } from '../load/read-source-tree.ts';
@@ -19,6 +19,8 @@ export interface LineOrigin {
   insertions: Map<string, { afterLine: number; lines: number; file: string; line: number; column: number }[]>;
   /** Step file → the fragment it carries, below `headerLines` generated lines. */
   steps: Map<string, { headerLines: number; fragmentFile: string; manifestFile: string; line: number; column: number }>;
+  /** A capability's own command, agent or template at its corpus path → the file in the capability folder. */
+  own: Map<string, string>;
 }
 
 export interface Composition {
@@ -39,7 +41,7 @@ export function composeCapabilities(
   ceilingOf: (path: string) => number | null,
 ): Composition {
   const diagnostics: Diagnostic[] = [];
-  const origins: LineOrigin = { insertions: new Map(), steps: new Map() };
+  const origins: LineOrigin = { insertions: new Map(), steps: new Map(), own: new Map() };
   const hosts = new Map<string, { node: IrNode; line: number; roles: string[] }>();
   for (const node of nodes) for (const point of node.loopPoints ?? []) if (node.kind === 'workflow') hosts.set(point.point, { node, line: point.line, roles: point.roles });
   const existing = new Set(nodes.map((node) => node.path));
@@ -222,9 +224,40 @@ function insertAfterLines(text: string, inserts: readonly { afterLine: number; t
     .join('');
 }
 
+/**
+ * A capability's own commands, agents and templates, placed where the corpus
+ * keeps its own (commands/gsd/, agents/, gsd-core/templates/), so that every
+ * check the corpus's files meet meets them too. A name the corpus or an
+ * earlier capability has is an error: a capability adds, it never replaces.
+ */
+export function placeOwnFiles(files: readonly SourceFile[], capabilities: readonly Capability[]): { files: SourceFile[]; own: Map<string, string>; diagnostics: Diagnostic[] } {
+  const taken = new Set(files.map((file) => file.path));
+  const placed: SourceFile[] = [];
+  const own = new Map<string, string>();
+  const diagnostics: Diagnostic[] = [];
+  for (const capability of capabilities) {
+    for (const family of Object.keys(OWN_FILE_HOMES) as (keyof typeof OWN_FILE_HOMES)[]) {
+      for (const file of capability.own[family]) {
+        const corpusPath = ownCorpusPath(family, file);
+        const display = `${capability.display}/${file}`;
+        if (taken.has(corpusPath)) {
+          diagnostics.push(diagnostic(display, 1, 1, 'capability-clash', `expected a ${family.slice(0, -1)} name the corpus and other capabilities leave free, found ${corpusPath} taken${own.has(corpusPath) ? ` by ${own.get(corpusPath)}` : ''}`));
+          continue;
+        }
+        taken.add(corpusPath);
+        own.set(corpusPath, display);
+        placed.push({ path: corpusPath, bytes: capability.files.find((entry) => entry.path === file)!.bytes });
+      }
+    }
+  }
+  return { files: [...files, ...placed].sort((a, b) => compareText(a.path, b.path)), own, diagnostics };
+}
+
 /** Diagnostics on composed text, moved to the files people edit: hosts' own lines, fragments, capability.json. */
 export function remapDiagnostics(diagnostics: readonly Diagnostic[], origins: LineOrigin): Diagnostic[] {
   return diagnostics.map((d) => {
+    const own = origins.own.get(d.file);
+    if (own) return { ...d, file: own };
     const step = origins.steps.get(d.file);
     if (step) {
       return d.line > step.headerLines ? { ...d, file: step.fragmentFile, line: d.line - step.headerLines } : { ...d, file: step.manifestFile, line: step.line, column: step.column };

@@ -3,7 +3,8 @@ import path from 'node:path';
 import Handlebars from 'handlebars';
 import { stringify as stringifyToml } from 'smol-toml';
 import { compareText } from '../diagnostics.ts';
-import type { CorpusIr, IrNode } from '../ir/types.ts';
+import type { CapabilityView, CorpusIr, IrNode } from '../ir/types.ts';
+import { ownCorpusPath } from '../load/load-capabilities.ts';
 import { buildSectionManifest } from '../compose/section-manifest.ts';
 import { CAPABILITY_LIST_FILE, capabilityListText } from '../compose/capability-list.ts';
 import type { CommandSurface, ConfigFile, ScopeId, Target, TargetScope } from '../targets/target-types.ts';
@@ -116,8 +117,26 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     const merge = CONFIG_MERGE_FORMATS[config.format];
     put(at(config.path), renderConfig(config, target), merge ? { merge } : {});
   }
-  const capabilities = (ir.capabilities ?? []).map((c) => ({ id: c.id, version: c.version, origin: c.origin, source: c.source, digest: c.digest, hooks: c.own.hooks.length > 0 }));
+  const capabilities = (ir.capabilities ?? []).map((c) => {
+    const files = capabilityFiles(c, ir, tree, scope.hooks ? (hook) => at(scope.hooks!.scripts, { file: hookScriptName(hook) }) : null, hooks);
+    return { id: c.id, version: c.version, origin: c.origin, source: c.source, digest: c.digest, hooks: c.own.hooks.length > 0, files };
+  });
   return addBundleManifest(new Map([...tree.entries()].sort(([a], [b]) => compareText(a, b))), target, scopeId, version, capabilities, profile);
+}
+
+/**
+ * The bundle files a capability brought: what was rendered from its own
+ * commands, agents and templates and from its step files, and its hook
+ * scripts. The installer asks consent for them and removes exactly them.
+ */
+function capabilityFiles(capability: CapabilityView, ir: CorpusIr, tree: VirtualTree, scriptAt: ((hook: HookEntry) => string) | null, hooks: readonly HookEntry[]): string[] {
+  const sources = new Set([
+    ...(['commands', 'agents', 'templates'] as const).flatMap((family) => capability.own[family].map((file) => ownCorpusPath(family, file))),
+    ...Object.values(ir.composition ?? {}).flat().filter((entry) => entry.capability === capability.id).map((entry) => entry.step),
+  ]);
+  const files = [...tree].filter(([, file]) => file.source !== undefined && sources.has(file.source)).map(([file]) => file);
+  if (scriptAt) files.push(...hooks.filter((hook) => hook.capability?.id === capability.id).map(scriptAt).filter((file) => tree.has(file)));
+  return [...new Set(files)].sort(compareText);
 }
 
 interface PlacedCommand {

@@ -4,7 +4,8 @@
 import { stringify as stringifyToml } from 'smol-toml';
 import { Document } from 'yaml';
 import type { HookEntry } from '../load/load-hooks.ts';
-import type { HookSurface, ToolMap } from '../targets/target-types.ts';
+import type { HookSurface, ScopeId, Target, ToolMap } from '../targets/target-types.ts';
+import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import { mapTools } from './render-frontmatter.ts';
 import { CLINE_DISPATCHER, clineHookScript } from './hook-format-cline.ts';
 import type { RuntimeHook } from './runtime-hook.ts';
@@ -160,6 +161,32 @@ export function hookFiles(pathPattern: string, hooks: readonly RuntimeHook[]): [
 }
 
 /** The registry as this runtime sees it; hooks on events it lacks, or opt-in ones, are left out. */
+/**
+ * A capability's hook must run where it is built for: a target without a hook
+ * surface, without the event, or without a tool of the matcher is an error at
+ * the hook's entry in capability.json (the corpus's own hooks are skipped
+ * there instead: the registry is written for every runtime).
+ */
+export function capabilityHookFindings(registry: readonly HookEntry[], target: Target, scopeId: ScopeId): Diagnostic[] {
+  const findings: Diagnostic[] = [];
+  const surface = target.definition.scopes[scopeId]?.hooks;
+  const id = target.definition.id;
+  for (const hook of registry) {
+    if (!hook.capability) continue;
+    const at = (message: string) => findings.push(diagnostic(hook.capability!.file, hook.capability!.line, hook.capability!.column, 'capability-hook', message));
+    if (!surface) {
+      at(`expected ${id} (${scopeId}) to run hooks for capability ${hook.capability.id}'s ${hook.id}, found no hook support there; build that capability for other targets (--target)`);
+      continue;
+    }
+    const event = surface.events && Object.hasOwn(surface.events, hook.event) ? surface.events[hook.event] : hook.event;
+    if (!event) at(`expected ${id} (${scopeId}) to have event ${hook.event} for hook ${hook.id}, found none`);
+    const toolMap = surface.matcherToolMap ? target.definition.toolMaps?.[surface.matcherToolMap] : undefined;
+    const missing = (hook.matcher?.split('|') ?? []).filter((tool) => mapTools([tool], toolMap).length === 0);
+    if (missing.length > 0) at(`expected ${id} (${scopeId}) to have tool${missing.length > 1 ? 's' : ''} ${missing.join(', ')} for hook ${hook.id}, found none`);
+  }
+  return findings;
+}
+
 export function runtimeHooks(registry: readonly HookEntry[], surface: HookSurface, toolMaps: Record<string, ToolMap>, scriptName: (hook: HookEntry) => string): RuntimeHook[] {
   const hooks: RuntimeHook[] = [];
   for (const hook of registry) {

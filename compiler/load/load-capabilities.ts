@@ -58,6 +58,30 @@ export interface CapabilityContribution {
   column: number;
 }
 
+export interface CapabilityHook {
+  /** `<capability id>-<script name>`: the script ships as hooks/<id><extension>. */
+  id: string;
+  /** Folder-relative path of the script. */
+  entry: string;
+  event: string;
+  matcher?: string;
+  timeout?: number;
+  crashPolicy?: 'allow' | 'deny';
+  description: string;
+  /** Position of the entry in capability.json. */
+  line: number;
+  column: number;
+}
+
+/** Where a capability's own files go in the corpus tree: folder-relative prefix → corpus prefix. */
+export const OWN_FILE_HOMES = { commands: ['commands/gsd/', 'commands/gsd/'], agents: ['agents/', 'agents/'], templates: ['templates/', 'gsd-core/templates/'] } as const;
+
+/** The corpus path of a capability's own command, agent or template. */
+export function ownCorpusPath(family: keyof typeof OWN_FILE_HOMES, file: string): string {
+  const [from, to] = OWN_FILE_HOMES[family];
+  return `${to}${file.slice(from.length)}`;
+}
+
 export interface Capability {
   id: string;
   version: string;
@@ -72,6 +96,8 @@ export interface Capability {
   contributions: CapabilityContribution[];
   /** Files of its own beyond fragments (commands, agents, templates, hooks), folder-relative. */
   own: { commands: string[]; agents: string[]; templates: string[]; hooks: string[] };
+  /** Its hooks, registered like hooks/hooks.json's (ids `<capability id>-<script name>`). */
+  hooks: CapabilityHook[];
   /** Every file of the folder, folder-relative, with its bytes. */
   files: { path: string; bytes: Uint8Array }[];
 }
@@ -175,7 +201,7 @@ function loadOne(source: CapabilitySource, context: LoadContext): { capability: 
     commands?: string[];
     agents?: string[];
     templates?: string[];
-    hooks?: string[];
+    hooks?: Omit<CapabilityHook, 'id' | 'line' | 'column'>[];
   };
   const at = (where: (string | number)[], code: DiagnosticCode, message: string, atKey = false) => {
     const { line, column } = locate(where, atKey);
@@ -224,14 +250,25 @@ function loadOne(source: CapabilitySource, context: LoadContext): { capability: 
       column,
     });
   });
-  const own = { commands: data.commands ?? [], agents: data.agents ?? [], templates: data.templates ?? [], hooks: data.hooks ?? [] };
-  for (const [family, list] of Object.entries(own)) {
-    list.forEach((file, index) => {
-      const problem = pathProblem(file, family === 'hooks' ? null : '.md');
+  const hookSpecs = data.hooks ?? [];
+  const own = { commands: data.commands ?? [], agents: data.agents ?? [], templates: data.templates ?? [], hooks: hookSpecs.map((hook) => hook.entry) };
+  for (const family of ['commands', 'agents', 'templates'] as const) {
+    own[family].forEach((file, index) => {
+      const home = OWN_FILE_HOMES[family][0];
+      const problem = pathProblem(file, '.md') ?? (file.startsWith(home) && !file.slice(home.length).includes('/') ? null : `expected ${family} file "${file}" as ${home}<name>.md`);
       if (problem) at([family, index], 'capability-path', problem);
       else if (!byName.has(file)) at([family, index], 'capability-fragment-missing', `expected ${family} file "${file}" inside ${source.display}, found none`);
     });
   }
+  const events: readonly string[] = hookEvents();
+  const hooks: CapabilityHook[] = [];
+  hookSpecs.forEach((spec, index) => {
+    if (!byName.has(spec.entry)) at(['hooks', index, 'entry'], 'capability-fragment-missing', `expected hook script "${spec.entry}" inside ${source.display}, found none`);
+    if (!events.includes(spec.event)) at(['hooks', index, 'event'], 'capability-hook', `expected an event of hooks/hooks.json's vocabulary (${events.join(', ')}), found "${spec.event}"`);
+    const { line, column } = locate(['hooks', index]);
+    const name = spec.entry.slice('hooks/'.length).replace(/\.[a-z]+$/, '');
+    hooks.push({ ...spec, id: `${data.id}-${name}`, line, column });
+  });
   if (diagnostics.length > 0) return { capability: null, diagnostics };
   return {
     capability: {
@@ -245,10 +282,17 @@ function loadOne(source: CapabilitySource, context: LoadContext): { capability: 
       config: data.config,
       contributions,
       own,
+      hooks,
       files,
     },
     diagnostics,
   };
+}
+
+/** The events a hook may name: the hook registry's schema (hooks.schema.json). */
+function hookEvents(): string[] {
+  const schema = schemaValidator('hooks.schema.json').schema as { items: { properties: { event: { enum: string[] } } } };
+  return schema.items.properties.event.enum;
 }
 
 /** Why a folder-relative path is refused, or null. `ext` null: any file name. */

@@ -12,6 +12,8 @@ export interface HookEntry {
   crashPolicy?: 'allow' | 'deny';
   optIn?: boolean;
   description?: string;
+  /** A capability's hook: which one, and where capability.json declares it. */
+  capability?: { id: string; file: string; line: number; column: number };
 }
 
 const FILE = 'hooks/hooks.json';

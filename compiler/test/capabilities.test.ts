@@ -1,10 +1,10 @@
 // Capabilities composed into loop points: order, the composed text, where
 // findings on composed text land, third-party rules, and the version ranges
 // of engines.gsd. Each test builds a small corpus in a temporary folder.
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatDiagnostic } from '../diagnostics.ts';
-import { compile, emitBundles, errorsOf } from '../pipeline.ts';
+import { compile, emitBundles, errorsOf, REPO_ROOT } from '../pipeline.ts';
 import { satisfies } from '../util/semver.ts';
 import { suite, assert } from './harness.ts';
 import { temporaryDir } from './fixture-support.ts';
@@ -134,6 +134,81 @@ caps('should follow a symlink that stays inside the folder and refuse one that l
 caps('should refuse a contribution into a role that does not act at its point', async () => {
   const source = corpus({ 'capabilities/beta/capability.json': capability('beta', { into: 'executor' }), 'capabilities/beta/fragments/f.md': 'Hello.\n' });
   assert.equal(await findings(source), ['capabilities/beta/capability.json:16:5: error loop-unknown-role expected a role that acts at ship:pre (orchestrator), found "executor"']);
+});
+
+const OWN_COMMAND = '---\nname: gsd:notes\ndescription: Show the notes the notes capability keeps\nallowed-tools:\n  - Read\n---\n<objective>\nShow NOTES.md.\n</objective>\n';
+const OWN_AGENT = '---\nname: gsd-note-taker\ndescription: Keeps NOTES.md for the notes capability.\ntools: Read, Write\ncolor: green\n---\n\n<role>\nYou keep NOTES.md.\n</role>\n';
+
+function ownCapability(extra: Record<string, unknown> = {}, files: Record<string, string> = {}): Record<string, string> {
+  return {
+    'notes/capability.json': capability('notes', {}, { commands: ['commands/gsd/notes.md'], agents: ['agents/gsd-note-taker.md'], templates: ['templates/notes.md'], hooks: [{ entry: 'hooks/check.cjs', event: 'PostToolUse', matcher: 'Write|Edit', timeout: 5, description: 'Checks NOTES.md after each write.' }], ...extra }),
+    'notes/fragments/f.md': 'Keep notes.\n',
+    'notes/commands/gsd/notes.md': OWN_COMMAND,
+    'notes/agents/gsd-note-taker.md': OWN_AGENT,
+    'notes/templates/notes.md': '# Notes\n',
+    'notes/hooks/check.cjs': '#!/usr/bin/env node\nprocess.exit(0);\n',
+    ...files,
+  };
+}
+
+caps('should ship a capability\'s own commands, agents, templates and hooks where the corpus ships its own, and list them in the manifest', async () => {
+  const source = corpus({});
+  const vendor = write(temporaryDir('caps-own'), ownCapability());
+  const compiled = await compile({ sourceDir: source, capabilities: [{ dir: path.join(vendor, 'notes'), display: 'vendor/notes', origin: 'third-party' }] });
+  assert.equal(errorsOf(compiled.diagnostics).map((d) => formatDiagnostic(d)), []);
+  const { bundles, diagnostics } = emitBundles(compiled, [{ target: 'claude', scope: 'global' }]);
+  assert.equal(errorsOf(diagnostics).map((d) => formatDiagnostic(d)), []);
+  const tree = bundles.get('claude/global')!;
+  const has = (file: string) => tree.has(file);
+  assert.ok(has('.claude/agents/gsd-note-taker.md'), 'the agent, as agents ship');
+  assert.ok(has('.claude/gsd-core/templates/notes.md'), 'the template under gsd-core/templates');
+  assert.ok([...tree.keys()].some((file) => /notes/.test(file) && /commands|skills/.test(file)), 'the command, as commands ship');
+  const script = tree.get('.claude/hooks/notes-check.cjs')!;
+  assert.ok(script && script.executable, 'the hook script, executable, named after its capability');
+  assert.match(String(tree.get(".claude/settings.json")?.contents), /notes-check\.cjs/, [...tree.keys()].join(" "));
+  const manifest = JSON.parse(String(tree.get('gsd-file-manifest.json')!.contents)) as { capabilities: { id: string; hooks: boolean; files: string[] }[] };
+  const entry = manifest.capabilities.find((c) => c.id === 'notes')!;
+  assert.is(entry.hooks, true);
+  assert.ok(entry.files.includes('.claude/hooks/notes-check.cjs') && entry.files.includes('.claude/agents/gsd-note-taker.md') && entry.files.includes('.claude/gsd-core/templates/notes.md'), entry.files.join(' '));
+  assert.ok(entry.files.includes('.claude/gsd-core/workflows/ship/steps/notes-ship-pre.md'), 'its step file');
+  assert.ok(!entry.files.includes('.claude/gsd-core/workflows/ship.md'), 'not the host it was composed into');
+});
+
+caps('should hold a capability\'s own files to the corpus\'s checks and refuse names, paths and events it may not use', async () => {
+  const source = corpus({ 'agents/gsd-note-taker.md': OWN_AGENT });
+  const vendor = write(temporaryDir('caps-own-bad'), {
+    ...ownCapability({ templates: ['notes.md'], hooks: [{ entry: 'hooks/check.cjs', event: 'FileSaved', description: 'x' }] }),
+    'notes/commands/gsd/notes.md': OWN_COMMAND.replace('name: gsd:notes\n', ''),
+  });
+  const found = await findings(source, [{ dir: path.join(vendor, 'notes'), display: 'vendor/notes', origin: 'third-party' }]);
+  assert.ok(found.some((line) => /^vendor\/notes\/capability\.json:\d+:\d+: error capability-path expected templates file "notes\.md" as templates\/<name>\.md$/.test(line)), found.join('\n'));
+  assert.ok(found.some((line) => /^vendor\/notes\/capability\.json:\d+:\d+: error capability-hook expected an event of hooks\/hooks\.json's vocabulary \(.*\), found "FileSaved"$/.test(line)), found.join('\n'));
+  // With the manifest fixed, the agent name clash and the command's schema finding land on the capability's own files.
+  const fixed = write(temporaryDir('caps-own-clash'), { ...ownCapability(), 'notes/commands/gsd/notes.md': OWN_COMMAND.replace('name: gsd:notes\n', '') });
+  const clash = await findings(source, [{ dir: path.join(fixed, 'notes'), display: 'vendor/notes', origin: 'third-party' }]);
+  assert.ok(clash.includes('vendor/notes/agents/gsd-note-taker.md:1:1: error capability-clash expected a agent name the corpus and other capabilities leave free, found agents/gsd-note-taker.md taken'), clash.join('\n'));
+  assert.ok(clash.some((line) => line.startsWith('vendor/notes/commands/gsd/notes.md:') && /frontmatter/.test(line)), clash.join('\n'));
+});
+
+caps('should hold a capability\'s own agent to the corpus\'s byte budgets, on its own file', async () => {
+  const budgets = JSON.parse(readFileSync(path.join(REPO_ROOT, 'source', 'budgets.json'), 'utf8')) as { tiers: { agent: { DEFAULT: number } } };
+  budgets.tiers.agent.DEFAULT = 100;
+  const source = corpus({ 'budgets.json': `${JSON.stringify(budgets, null, 2)}\n` });
+  const vendor = write(temporaryDir('caps-own-budget'), ownCapability());
+  const found = await findings(source, [{ dir: path.join(vendor, 'notes'), display: 'vendor/notes', origin: 'third-party' }]);
+  const budget = found.filter((line) => line.includes('gsd-note-taker'));
+  assert.equal(budget.length, 1, found.join('\n'));
+  assert.match(budget[0]!, /^vendor\/notes\/agents\/gsd-note-taker\.md:1:1: error budget-\S+ .*100/);
+});
+
+caps('should refuse a capability hook for a target without its event or its tools', async () => {
+  const source = corpus({});
+  const vendor = write(temporaryDir('caps-own-event'), ownCapability({ hooks: [{ entry: 'hooks/check.cjs', event: 'Notification', matcher: 'Write', description: 'Says hello.' }] }));
+  const compiled = await compile({ sourceDir: source, capabilities: [{ dir: path.join(vendor, 'notes'), display: 'vendor/notes', origin: 'third-party' }] });
+  assert.equal(errorsOf(compiled.diagnostics).map((d) => formatDiagnostic(d)), []);
+  assert.equal(errorsOf(emitBundles(compiled, [{ target: 'claude', scope: 'global' }]).diagnostics), [], 'claude has Notification');
+  const codex = errorsOf(emitBundles(compiled, [{ target: 'codex', scope: 'global' }]).diagnostics).map((d) => formatDiagnostic(d));
+  assert.equal(codex.map((line) => line.replace(/:\d+:\d+:/, ':L:C:')), ['vendor/notes/capability.json:L:C: error capability-hook expected codex (global) to have event Notification for hook notes-check, found none']);
 });
 
 caps('should match engines.gsd ranges: comparators, ^, ~, and alternatives', () => {

@@ -17,9 +17,17 @@ example('should compile the changelog capability into every target and scope and
   assert.match(built.stdout, /built 36 bundle\(s\)/);
 
   const bundle = path.join(out, 'claude', 'global');
-  const manifest = JSON.parse(readFileSync(path.join(bundle, 'gsd-file-manifest.json'), 'utf8')) as { capabilities: { id: string; origin: string; source: string; digest: string; hooks: boolean }[] };
+  const manifest = JSON.parse(readFileSync(path.join(bundle, 'gsd-file-manifest.json'), 'utf8')) as { capabilities: { id: string; origin: string; source: string; digest: string; hooks: boolean; files: string[] }[] };
   const third = manifest.capabilities.find((entry) => entry.id === 'changelog-capability')!;
-  assert.equal({ ...third, digest: third.digest.slice(0, 7) }, { id: 'changelog-capability', version: '0.1.0', origin: 'third-party', source: 'examples/changelog-capability', digest: 'sha256:', hooks: false });
+  assert.equal({ ...third, digest: third.digest.slice(0, 7) }, {
+    id: 'changelog-capability',
+    version: '0.1.0',
+    origin: 'third-party',
+    source: 'examples/changelog-capability',
+    digest: 'sha256:',
+    hooks: false,
+    files: ['.claude/gsd-core/workflows/execute-phase/steps/changelog-capability-execute-post.md', '.claude/gsd-core/workflows/execute-phase/steps/changelog-capability-execute-wave-pre.md'],
+  });
   assert.ok(manifest.capabilities.some((entry) => entry.id === 'nyquist-validation' && entry.origin === 'first-party'));
 
   const core = path.join(bundle, '.claude', 'gsd-core');

@@ -15,6 +15,7 @@ import { WHEN_PREDICATES } from '../../source/runtime/init/sections.ts';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { isBundleMetadata } from '../emit/bundle-manifest.ts';
 import { suite, assert } from './harness.ts';
+import { ownCorpusPath } from '../load/load-capabilities.ts';
 import { copySource } from './fixture-support.ts';
 import { compareWithBaseline, loadBudgets } from '../check/check-budgets.ts';
 
@@ -54,10 +55,21 @@ function composedPaths(): Set<string> {
   return new Set([...entries.map((entry) => entry.step), ...entries.map((entry) => `gsd-core/workflows/${entry.workflow}.md`)]);
 }
 
+/** A capability's own commands, agents and templates: corpus path → the file in its folder (the source they are read from). */
+function placedPaths(): Map<string, string> {
+  return new Map(
+    (compiled.ir.capabilities ?? []).flatMap((capability) =>
+      (['commands', 'agents', 'templates'] as const).flatMap((family) => capability.own[family].map((file) => [ownCorpusPath(family, file), `${capability.source}/${file}`] as const)),
+    ),
+  );
+}
+
 pipeline('should keep every source byte in the IR', () => {
   const composed = composedPaths();
+  const placed = placedPaths();
+  assert.ok(placed.has('agents/gsd-pattern-mapper.md'), 'a first-party capability brings an agent');
   for (const node of compiled.ir.nodes.filter((n) => !composed.has(n.path))) {
-    const source = readFileSync(path.join(REPO_ROOT, 'source', node.path), 'utf8');
+    const source = readFileSync(path.join(REPO_ROOT, 'source', placed.get(node.path) ?? node.path), 'utf8');
     assert.ok((node.bom ? '\uFEFF' : '') + node.text === source, node.path);
   }
 });
@@ -117,7 +129,9 @@ pipeline('should ship the section manifest with every marked workflow', () => {
 pipeline('should give the same bundles for CRLF and BOM sources', async () => {
   const copy = copySource();
   const generatedSteps = new Set(Object.values(compiled.ir.composition ?? {}).flat().map((entry) => entry.step));
-  for (const node of compiled.ir.nodes.filter((n) => n.path.endsWith('.md') && !generatedSteps.has(n.path))) {
+  // A capability's own files stay as they are: converting them would change its folder's digest, which manifests record.
+  const placed = placedPaths();
+  for (const node of compiled.ir.nodes.filter((n) => n.path.endsWith('.md') && !generatedSteps.has(n.path) && !placed.has(n.path))) {
     const file = path.join(copy, node.path);
     writeFileSync(file, '\uFEFF' + readFileSync(file, 'utf8').replace(/\n/g, '\r\n'));
   }

@@ -71,6 +71,11 @@ site('should show what each capability contributes at each loop point', () => {
   const capability = readFileSync(path.join(dir, 'capabilities/nyquist-validation.html'), 'utf8');
   assert.match(capability, /<code>workflow\.nyquist_validation<\/code>/);
   assert.match(capability, /<code>nyquist-validation-plan-post<\/code>/);
+  // A capability's own agent is listed on its page and links to the agent's page; the mapper's step precedes the planner's contribution.
+  const mapper = readFileSync(path.join(dir, 'capabilities/pattern-mapper.html'), 'utf8');
+  assert.match(mapper, /Files of its own[\s\S]*<a href="[^"]*gsd-pattern-mapper[^"]*"><code>gsd-pattern-mapper<\/code><\/a>/);
+  const pre = page.slice(page.indexOf('<code>plan:pre</code>'), page.indexOf('<code>plan:post</code>'));
+  assert.match(pre, /pattern-mapper<\/a> \(step\), <a [^>]*>pattern-mapper<\/a> \(contribution\)/);
 });
 
 site('should list every page in the search index', () => {

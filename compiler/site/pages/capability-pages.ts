@@ -33,6 +33,7 @@ export function capabilityPages(context: SiteContext): Page[] {
         ? paragraph('Nothing in this corpus: none of its points has a host workflow.')
         : table(['Point', 'Kind', 'Workflow', 'Section (when)', 'Bytes (host stub + step file)'], mine.map((entry) => entryRow(context, path, entry))),
       paragraph('Each contribution sits in its own gsd:section in the host workflow; the runtime CLI includes it when the config key is true for the project. ', link(relativeUrl(path, LOOP_POINTS_PAGE), 'All loop points'), '.'),
+      ...ownFiles(context, path, capability.own),
     ];
     return { path, title: capability.id, kind: 'capability', summary: capability.description, content };
   });
@@ -51,6 +52,19 @@ export function capabilityPages(context: SiteContext): Page[] {
   pages.push({ path: LOOP_POINTS_PAGE, title: 'Loop points', kind: 'page', summary: 'What each capability contributes at each loop point of the core loop.', content });
   return pages;
 }
+
+/** The commands, agents, templates and hooks a capability ships itself, when it has any. */
+function ownFiles(context: SiteContext, from: string, own: { commands: string[]; agents: string[]; templates: string[]; hooks: string[] }): RootContent[] {
+  const rows: Inline[][] = [
+    ...own.commands.map((file) => [text('command'), nodeLink(context, from, `command:${nameOf(file)}`)]),
+    ...own.agents.map((file) => [text('agent'), nodeLink(context, from, `agent:${nameOf(file)}`)]),
+    ...own.templates.map((file) => [text('template'), code(file)]),
+    ...own.hooks.map((file) => [text('hook (code: installed only with consent, --allow-capability)'), code(file)]),
+  ];
+  return rows.length === 0 ? [] : [heading(2, 'own', 'Files of its own'), table(['Kind', 'File'], rows)];
+}
+
+const nameOf = (file: string) => file.slice(file.lastIndexOf('/') + 1).replace(/\.md$/, '');
 
 function entryRow(context: SiteContext, from: string, entry: ComposedEntry): Inline[][] {
   const what = entry.kind === 'contribution' ? `contribution into ${entry.into}` : entry.kind === 'step' ? `step: ${entry.run?.agent ?? `/gsd-${entry.run?.command}`}` : `gate (${entry.blocking ? 'blocking' : 'warning'})`;

@@ -432,7 +432,7 @@ const RUN_SETTING_PARTS = {
     ui_gate_enabled: !ic.flag('--skip-ui') && ic.wf('ui_phase') !== false,
     gaps_mode: ic.flag('--gaps'),
     nyquist_validation_enabled: ic.wf('nyquist_validation') !== false,
-    pattern_mapper_enabled: ic.wf('pattern_mapper') !== false,
+    pattern_mapper_enabled: ic.wf('pattern_mapper') === true,
     text_mode: ic.wf('text_mode') === true,
     auto_advance: ic.flag('--auto') || ic.wf('auto_advance') === true,
     auto_chain_active: ic.wf('_auto_chain_active') === true,

@@ -87,6 +87,7 @@ function optionsOf(inv: Invocation) {
     dryRun: Boolean(inv.flags['--dry-run']),
     force: Boolean(inv.flags['--force']),
     ...(typeof inv.flags['--profile'] === 'string' ? { profile: inv.flags['--profile'] } : {}),
+    ...(Array.isArray(inv.flags['--allow-capability']) ? { allowCapabilities: inv.flags['--allow-capability'] as string[] } : {}),
   };
 }
 

@@ -70,4 +70,6 @@ export interface ManifestCapability {
   digest: string;
   /** Whether it brings hooks of its own (executable code, installed only with consent). */
   hooks: boolean;
+  /** The bundle paths it brought (its commands, agents, templates, step files and hook scripts): consent covers them, uninstall removes exactly them. */
+  files: string[];
 }

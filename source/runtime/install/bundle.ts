@@ -53,9 +53,18 @@ export function checkManifest(value: unknown, label: string): BundleManifest {
   if (m.capabilities !== undefined) {
     const ok = Array.isArray(m.capabilities) && m.capabilities.every((c: unknown) => {
       const entry = c as Record<string, unknown> | null;
-      return !!entry && ['id', 'version', 'source', 'digest'].every((key) => typeof entry[key] === 'string') && (entry.origin === 'first-party' || entry.origin === 'third-party') && typeof entry.hooks === 'boolean';
+      const keys = ['id', 'version', 'origin', 'source', 'digest', 'hooks', 'files'];
+      return (
+        !!entry &&
+        Object.keys(entry).every((key) => keys.includes(key)) &&
+        ['id', 'version', 'source', 'digest'].every((key) => typeof entry[key] === 'string') &&
+        (entry.origin === 'first-party' || entry.origin === 'third-party') &&
+        typeof entry.hooks === 'boolean' &&
+        Array.isArray(entry.files) &&
+        entry.files.every((file) => typeof file === 'string')
+      );
     });
-    if (!ok) throw bad('"capabilities" is not a list of {id, version, origin, source, digest, hooks}');
+    if (!ok) throw bad('"capabilities" is not a list of {id, version, origin, source, digest, hooks, files}');
   }
   if (!Array.isArray(m.files)) throw bad('"files" is not a list');
   const seen = new Set<string>();

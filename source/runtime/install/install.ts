@@ -19,6 +19,7 @@ import { isEmptyConfig, mergeConfig, undoEdits, unmergeConfig, type Added, type 
 import { checkJournalLanding, checkManifestLanding, checkRecordLanding, INSTALLED_FILE, PATCHES_DIR, type LandingPolicy } from './landing.ts';
 import { commitJournal, hasJournalDir, isCrash, JOURNAL_DIR, LOCK_FILE, modeOf, readJournal, readRootDirs, rmdirIfEmpty, rollBack, runSteps, writeJournal, writeRootDirs, type Journal, type Step, type StepState } from './journal.ts';
 import { cleanStrays, settleRoot, withRootLock } from './root-lock.ts';
+import { checkCapabilities, type InstalledCapability } from './consent.ts';
 
 export { INSTALLED_FILE, PATCHES_DIR };
 
@@ -82,6 +83,8 @@ export interface InstalledManifest {
   config: InstalledConfig[];
   /** Folders the installs created, removed on uninstall when empty. */
   dirs: string[];
+  /** The bundle's capabilities as checked (consent.ts): origin as verified, whether each brings code and was allowed, the files it brought. */
+  capabilities?: InstalledCapability[];
 }
 
 export interface Options {
@@ -95,6 +98,8 @@ export interface Options {
   force?: boolean;
   /** The skill profile the user chose (--profile); without it an update must bring the profile already installed. */
   profile?: string;
+  /** Third-party capabilities whose code the user allows (--allow-capability); asked again on every install and update. */
+  allowCapabilities?: readonly string[];
   /**
    * Where each target's bundles may land: the compiler's own targets, or the
    * bundle facts of the gsd-tools that runs (core/bundle-facts.ts). A bundle
@@ -427,6 +432,7 @@ export function planInstall(bundle: Bundle, options: Options, rootDirs: readonly
   // An update removes what the old record lists: the record must still describe this install.
   if (previous) checkRecordLanding(previous, placement.root, options.home, policies, path.join(placement.root, INSTALLED_FILE));
   const profile = checkProfile(manifest, previous, options.profile);
+  const capabilities = checkCapabilities(manifest, options.allowCapabilities ?? []);
   const manifestPath = path.join(placement.root, INSTALLED_FILE);
   const report: Report = {
     action: previous ? 'update' : 'install',
@@ -570,7 +576,9 @@ export function planInstall(bundle: Bundle, options: Options, rootDirs: readonly
     config,
     // The root's own folders are recorded where the record's landing check accepts them (inside the base, or the root itself).
     dirs: [...new Set([...previousDirs, ...created, ...rootDirs.filter((dir) => isInside(placement.base, dir) || dir === placement.root)])].filter((dir) => !gone.includes(dir)).sort(),
+    ...(capabilities.length > 0 ? { capabilities } : {}),
   };
+  for (const capability of capabilities.filter((entry) => entry.allowed)) report.notes.push(`capability ${capability.id} ${capability.version}: its code is installed with your consent (--allow-capability)`);
   return plan;
 }
 

@@ -1,0 +1,46 @@
+// The project's build config (gsd-build.json in the folder gsd-build runs in):
+// its capabilities are composed in without flags, folders relative to the
+// file; a file that breaks schemas/build-config.schema.json, or names a
+// capability that is not there, stops the build with a positioned finding.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT } from '../pipeline.ts';
+import { suite, assert } from './harness.ts';
+import { runCli, temporaryDir } from './fixture-support.ts';
+
+const config = suite('build config');
+const SOURCE = path.join(REPO_ROOT, 'source');
+
+config('should compose the capabilities gsd-build.json lists, with no flags', () => {
+  const project = temporaryDir('build-config');
+  const example = path.relative(project, path.join(REPO_ROOT, 'examples', 'changelog-capability'));
+  writeFileSync(path.join(project, 'gsd-build.json'), `${JSON.stringify({ capabilities: [example] }, null, 2)}\n`);
+  const built = runCli(['--target', 'claude', '--scope', 'global', '--source', SOURCE, '--out', 'out', '--no-cache'], { cwd: project });
+  assert.is(built.status, 0, built.stderr);
+  const manifest = JSON.parse(readFileSync(path.join(project, 'out', 'claude', 'global', 'gsd-file-manifest.json'), 'utf8')) as { capabilities: { id: string; origin: string; source: string }[] };
+  assert.equal(manifest.capabilities.map((entry) => `${entry.id} ${entry.origin}`), ['nyquist-validation first-party', 'changelog-capability third-party']);
+  const host = readFileSync(path.join(project, 'out', 'claude', 'global', '.claude', 'gsd-core', 'workflows', 'execute-phase.md'), 'utf8');
+  assert.ok(host.includes('`changelog-capability-execute-post` as included'));
+  // Given again with --capability, it is composed once.
+  const again = runCli(['--target', 'claude', '--scope', 'global', '--source', SOURCE, '--out', 'out2', '--no-cache', '--capability', example], { cwd: project });
+  assert.is(again.status, 0, again.stderr);
+});
+
+config('should stop on a gsd-build.json that breaks its schema or names a missing capability, writing nothing', () => {
+  const project = temporaryDir('build-config-bad');
+  writeFileSync(path.join(project, 'gsd-build.json'), '{\n  "capabilities": "vendor/notes"\n}\n');
+  const wrongType = runCli(['--target', 'claude', '--scope', 'global', '--source', SOURCE, '--out', 'out', '--no-cache'], { cwd: project });
+  assert.is(wrongType.status, 1);
+  assert.match(wrongType.stderr, /^gsd-build\.json:2:19: error build-config "capabilities": expected an array, found "vendor\/notes"$/m);
+  writeFileSync(path.join(project, 'gsd-build.json'), '{\n  "capabilities": ["./nowhere", "Not A Package"],\n  "extra": 1\n}\n');
+  const unknown = runCli(['--target', 'claude', '--scope', 'global', '--source', SOURCE, '--out', 'out', '--no-cache'], { cwd: project });
+  assert.match(unknown.stderr, /^gsd-build\.json:3:3: error build-config "extra": expected only the keys the schema defines, found unknown key "extra"$/m);
+  writeFileSync(path.join(project, 'gsd-build.json'), '{\n  "capabilities": ["./nowhere", "Not A Package"]\n}\n');
+  const missing = runCli(['--target', 'claude', '--scope', 'global', '--source', SOURCE, '--out', 'out', '--no-cache'], { cwd: project });
+  assert.is(missing.status, 1);
+  assert.match(missing.stderr, /^gsd-build\.json:2:20: error build-config expected gsd-build\.json capabilities \.\/nowhere to be a folder, found none at .*\/nowhere$/m);
+  assert.match(missing.stderr, /^gsd-build\.json:2:33: error build-config expected gsd-build\.json capabilities to name a folder or an npm package, found "Not A Package"$/m);
+  assert.match(missing.stderr, /2 error\(s\) in gsd-build\.json; nothing was written\./);
+});
+
+config.run();
