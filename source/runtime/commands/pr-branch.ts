@@ -10,8 +10,9 @@ import type { Ctx } from '../core/context.ts';
 import { CliError, refused, usage } from '../core/errors.ts';
 import { git, repoInfo, workRoot, type RepoInfo } from '../core/git.ts';
 import type { Handler } from '../cli/handler.ts';
+// The whole planning folder (every workstream's included): the review branch leaves all of it out.
+import { PLANNING } from '../planning/layout.ts';
 
-const PLANNING = '.planning';
 
 function must(ctx: Ctx, info: RepoInfo, args: string[], what: string, opts: { input?: string; env?: Record<string, string> } = {}): string {
   const r = git(ctx, args, { cwd: info.top, ...opts });
