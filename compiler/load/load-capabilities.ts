@@ -11,6 +11,7 @@ import path from 'node:path';
 import { compareText, diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics.ts';
 import { describeSchemaErrors, schemaValidator } from '../schemas.ts';
 import { parseRange, parseVersion } from '../util/semver.ts';
+import type { HookEntry } from './load-hooks.ts';
 import { LOOP_POINTS, LOOP_ROLES } from './parse-loop-points.ts';
 import { scanLines } from './scan-lines.ts';
 import { linePosition, parseJsonWithPositions, yamlOffset } from './yaml-position.ts';
@@ -58,17 +59,13 @@ export interface CapabilityContribution {
   column: number;
 }
 
-export interface CapabilityHook {
-  /** `<capability id>-<script name>`: the script ships as hooks/<id><extension>. */
-  id: string;
-  /** Folder-relative path of the script. */
-  entry: string;
-  event: string;
-  matcher?: string;
-  timeout?: number;
-  crashPolicy?: 'allow' | 'deny';
+/**
+ * A hook a capability brings: the registry's fields (id is `<capability id>-<script name>`, the
+ * script ships as hooks/<id><extension>; entry is folder-relative), a description it must give,
+ * and the position of the entry in capability.json.
+ */
+export interface CapabilityHook extends Omit<HookEntry, 'optIn' | 'capability' | 'description'> {
   description: string;
-  /** Position of the entry in capability.json. */
   line: number;
   column: number;
 }
