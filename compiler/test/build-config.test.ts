@@ -2,7 +2,7 @@
 // its capabilities are composed in without flags, folders relative to the
 // file; a file that breaks schemas/build-config.schema.json, or names a
 // capability that is not there, stops the build with a positioned finding.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../pipeline.ts';
 import { suite, assert } from './harness.ts';
@@ -18,7 +18,10 @@ config('should compose the capabilities gsd-build.json lists, with no flags', ()
   const built = runCli(['--target', 'claude', '--scope', 'global', '--source', SOURCE, '--out', 'out', '--no-cache'], { cwd: project });
   assert.is(built.status, 0, built.stderr);
   const manifest = JSON.parse(readFileSync(path.join(project, 'out', 'claude', 'global', 'gsd-file-manifest.json'), 'utf8')) as { capabilities: { id: string; origin: string; source: string }[] };
-  assert.equal(manifest.capabilities.map((entry) => `${entry.id} ${entry.origin}`), ['nyquist-validation first-party', 'changelog-capability third-party']);
+  // Every first-party capability (source/capabilities/*) comes first, then the one the file names.
+  const firstParty = readdirSync(path.join(SOURCE, 'capabilities')).sort().map((id) => `${id} first-party`);
+  assert.ok(firstParty.length > 0);
+  assert.equal(manifest.capabilities.map((entry) => `${entry.id} ${entry.origin}`), [...firstParty, 'changelog-capability third-party']);
   const host = readFileSync(path.join(project, 'out', 'claude', 'global', '.claude', 'gsd-core', 'workflows', 'execute-phase.md'), 'utf8');
   assert.ok(host.includes('`changelog-capability-execute-post` as included'));
   // Given again with --capability, it is composed once.

@@ -5,6 +5,7 @@ import { formatDiagnostic } from '../diagnostics.ts';
 import { allBundles, compile, emitBundles, errorsOf } from '../pipeline.ts';
 import { DEFAULT_TARGETS_DIR } from '../targets/load-targets.ts';
 import { parseLayout, type Layout } from '../load/layout.ts';
+import { readBuildConfig } from '../load/build-config.ts';
 
 export const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
 
@@ -15,6 +16,9 @@ export const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname
  */
 export async function diagnoseTree(dir: string): Promise<string[]> {
   const targetsDir = existsSync(path.join(dir, 'targets')) ? path.join(dir, 'targets') : DEFAULT_TARGETS_DIR;
+  // A fixture's own gsd-build.json is read as the CLI reads the one in its working folder.
+  const buildConfig = readBuildConfig(dir);
+  if (buildConfig.diagnostics.length > 0) return buildConfig.diagnostics.map((d) => formatDiagnostic(d));
   // A fixture's own layout.json is read as `--layout FILE` would read it.
   let layout: Layout | undefined;
   if (existsSync(path.join(dir, 'layout.json'))) {
