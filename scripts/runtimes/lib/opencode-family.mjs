@@ -35,7 +35,11 @@ function jsonOf(stdout) {
  * (another check of the same program) then runs next to `agent list`.
  */
 export async function probeOpencodeFamily(ctx, { exe, name, also = async () => {}, agentList: listAgents = true }) {
-  const debug = await ctx.run([exe, 'debug', 'config']);
+  // Into a file, not a pipe: the program exits before a pipe drains, which cut
+  // the resolved config (over 200 KB with our bundle) mid-string.
+  const configFile = path.join(ctx.box.tmp, `${name}-debug-config.json`);
+  const debug = await ctx.run(['bash', '-c', 'exec "$0" debug config > "$1"', exe, configFile]);
+  if (debug.code === 0) debug.stdout = readFileSync(configFile, 'utf8');
   const [agentList] = await Promise.all([listAgents ? ctx.run([exe, 'agent', 'list']) : null, also()]);
   if (debug.code !== 0) {
     ctx.findings.fail(`${name} debug config exited ${debug.code}: ${(debug.stderr || debug.stdout).trim().split('\n').slice(0, 6).join(' | ')}`);
