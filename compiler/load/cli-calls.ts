@@ -11,9 +11,19 @@ import { fencedBlocks, scanLines, splitLines } from './scan-lines.ts';
 import data from '../data/shell-literals.json' with { type: 'json' };
 
 const SHELL_INFO: ReadonlySet<string> = new Set(data.shellInfo);
-const PROGRAM = 'gsd-tools.cjs';
+
+/** Which program's calls to read: how a snippet mentions it, and which word runs it. */
+export interface CliProgram {
+  /** Text a snippet must hold to be parsed at all; each mention in prose is a snippet. */
+  mentions: readonly string[];
+  /** Whether a word, as the program receives it, is the one that runs the CLI. */
+  runs: (word: string) => boolean;
+}
+
 /** The word that runs the CLI; a quote may close it when the call sits in a quoted YAML string. */
 const PROGRAM_WORD = /gsd-tools\.cjs["']?$/;
+/** Our runtime CLI, as this corpus calls it (node <path>/gsd-tools.cjs …): the build's default. */
+export const GSD_TOOLS: CliProgram = { mentions: ['gsd-tools.cjs'], runs: (word) => PROGRAM_WORD.test(word) };
 
 export interface ShellWord {
   /** The word as the program receives it, expansions ($X, ${X}, $(…)) as written. */
@@ -37,9 +47,10 @@ export function loadShellParser(): Promise<void> {
   return loadParsers(['bash']);
 }
 
-/** Every runtime-CLI call in `text`, in file order. */
-export function cliCalls(text: string): CliCall[] {
-  if (!text.includes(PROGRAM)) return [];
+/** Every runtime-CLI call in `text`, in file order (of `program`, our CLI unless named). */
+export function cliCalls(text: string, program: CliProgram = GSD_TOOLS): CliCall[] {
+  const mentioned = (t: string) => program.mentions.some((m) => t.includes(m));
+  if (!mentioned(text)) return [];
   const lines = scanLines(text);
   const starts = lines.map((line) => line.start);
   const calls: CliCall[] = [];
@@ -51,20 +62,29 @@ export function cliCalls(text: string): CliCall[] {
     const last = block.body[block.body.length - 1]!;
     const source = text.slice(first.start, last.start + last.content.length + last.eol.length);
     for (const line of block.body) inShellFence.add(line.line);
-    if (source.includes(PROGRAM)) calls.push(...callsIn(source, first.start, starts));
+    if (mentioned(source)) calls.push(...callsIn(source, first.start, starts, program));
   }
   // Anywhere else (prose, inline code, other fences, frontmatter): the snippet around each mention on its line.
   for (const [index, line] of splitLines(text).entries()) {
-    if (inShellFence.has(index + 1) || !line.content.includes(PROGRAM)) continue;
+    if (inShellFence.has(index + 1) || !mentioned(line.content)) continue;
     const seen = new Set<number>();
-    for (let at = line.content.indexOf(PROGRAM); at !== -1; at = line.content.indexOf(PROGRAM, at + 1)) {
+    for (const at of mentionsIn(line.content, program.mentions)) {
       const { from, to } = snippetAround(line.content, at);
       if (seen.has(from)) continue;
       seen.add(from);
-      calls.push(...callsIn(line.content.slice(from, to), line.start + from, starts));
+      calls.push(...callsIn(line.content.slice(from, to), line.start + from, starts, program));
     }
   }
   return calls.sort((a, b) => a.program.line - b.program.line || a.program.column - b.program.column);
+}
+
+/** Where each mention starts on a line, in order (a spot two mentions share counts once). */
+function mentionsIn(content: string, mentions: readonly string[]): number[] {
+  const at = new Set<number>();
+  for (const mention of mentions) {
+    for (let i = content.indexOf(mention); i !== -1; i = content.indexOf(mention, i + 1)) at.add(i);
+  }
+  return [...at].sort((a, b) => a - b);
 }
 
 /**
@@ -88,7 +108,7 @@ function backticksBefore(content: string, at: number): number {
 }
 
 /** The calls of one shell snippet that starts at `offset` of the file text. */
-function callsIn(source: string, offset: number, starts: readonly number[]): CliCall[] {
+function callsIn(source: string, offset: number, starts: readonly number[], program: CliProgram): CliCall[] {
   const tree = parseNow('bash', source);
   if (!tree) throw new Error(`internal: the shell parser gave up on ${JSON.stringify(source.slice(0, 60))}`);
   const place = (node: Node) => position(offset + node.startIndex, starts);
@@ -97,7 +117,7 @@ function callsIn(source: string, offset: number, starts: readonly number[]): Cli
     for (const command of tree.rootNode.descendantsOfType('command')) {
       if (!command) continue;
       const words = commandWords(command);
-      const at = words.findIndex((word) => PROGRAM_WORD.test(wordText(word)));
+      const at = words.findIndex((word) => program.runs(wordText(word)));
       if (at === -1) continue;
       const word = (node: Node): ShellWord => ({ text: wordText(node), raw: node.text, ...place(node) });
       calls.push({ program: word(words[at]!), words: words.slice(at + 1).map(word) });

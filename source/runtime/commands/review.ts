@@ -5,7 +5,9 @@
 // REVIEWS.md (CODE-REVIEWS.md for code) as one atomic set; `review status`
 // reads the merged file back for the convergence loop. A lane's failure is
 // recorded, never thrown: only our own errors (no phase, no prompt, no lane
-// at all) stop the call.
+// at all) stop the call. The merged file is built, under the planning lock,
+// from every lane record of the round on disk, so two runs of one round at
+// once (say one per lane) each add their lanes and neither loses the other's.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,7 +22,7 @@ import { getPath, loadConfig } from '../config/config.ts';
 import { readFrontmatter, withFrontmatter, type YamlMap } from '../md/frontmatter.ts';
 import { findPhaseDir, type PhaseDir } from '../planning/phases.ts';
 import { withPlanningLock } from '../planning/records.ts';
-import { chooseLanes, cleanText, countFindings, LIMITS, laneArgv, parseLaneList, quoted, type Findings, type LaneChoice, type ReviewFor } from '../review/lanes.ts';
+import { chooseLanes, cleanText, countFindings, LANES, LIMITS, laneArgv, parseLaneList, quoted, type Findings, type LaneChoice, type ReviewFor } from '../review/lanes.ts';
 import { runLane, type LaneRun } from '../review/run-lane.ts';
 
 const DEFAULT_MAX_ROUNDS = 3;
@@ -74,7 +76,7 @@ const reviewLanes: Handler = (inv, ctx) => {
 interface LaneResult {
   id: string;
   name: string;
-  status: LaneRun['status'] | 'skipped';
+  status: LaneRun['status'] | 'skipped' | 'unreadable';
   note: string | null;
   findings: Findings | null;
   record: string;
@@ -102,7 +104,7 @@ function laneRecord(pd: PhaseDir, kind: ReviewFor, round: number, c: LaneChoice,
   else {
     const tail = cleanText(run.stderr).trim();
     // Indented, so stderr can never close a fence or start a heading.
-    body = `No usable answer: ${run.note}.\n${tail ? `\nLast lines of stderr:\n\n${tail.split('\n').map((l) => `    ${l}`).join('\n')}\n` : ''}`;
+    body = `${NO_ANSWER}${run.note}.\n${tail ? `\nLast lines of stderr:\n\n${tail.split('\n').map((l) => `    ${l}`).join('\n')}\n` : ''}`;
   }
   return { text: withFrontmatter(fm, head + body), findings };
 }
@@ -136,6 +138,65 @@ function mergedText(pd: PhaseDir, kind: ReviewFor, round: number, results: LaneR
     lines.push('', `## ${r.name} (${r.id})`, '', `Record: \`${r.record}\``, '', quoted(answers.get(r.id) ?? ''));
   }
   return withFrontmatter(fm, `${lines.join('\n')}\n`);
+}
+
+/** A finding count read back from a record's frontmatter, or null when it is not one. */
+function storedFindings(value: unknown): Findings | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  const f = value as YamlMap;
+  const count = (n: unknown) => (typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : null);
+  const [high, medium, low] = [count(f.high), count(f.medium), count(f.low)];
+  return high === null || medium === null || low === null ? null : { high, medium, low };
+}
+
+const NO_ANSWER = 'No usable answer: ';
+const STATUSES: ReadonlySet<string> = new Set(['ok', 'failed', 'timeout', 'garbage']);
+
+/**
+ * The lane records of `round` on disk that this run did not write (another
+ * run's lanes), as results and answers. Which files to read comes from the
+ * lane table, never from the folder listing; a record of another round, phase
+ * or kind is not this round's. A record that cannot be read back is listed as
+ * unreadable, never dropped unseen: the file itself stays as it is.
+ */
+function otherLaneRecords(ctx: Ctx, pd: PhaseDir, kind: ReviewFor, round: number, written: ReadonlySet<string>): { results: LaneResult[]; answers: Map<string, string> } {
+  const results: LaneResult[] = [];
+  const answers = new Map<string, string>();
+  for (const lane of LANES) {
+    if (written.has(lane.id)) continue;
+    const file = laneFile(pd, kind, lane.id);
+    const text = readTextIfExists(file);
+    if (text === null) continue;
+    const unreadable = (why: string) => results.push({ id: lane.id, name: lane.name, status: 'unreadable', note: `${ctx.rel(file)}: ${why}`, findings: null, record: ctx.rel(file) });
+    let fm: YamlMap;
+    let body: string;
+    try {
+      const parsed = readFrontmatter(text, file);
+      fm = parsed.data;
+      body = parsed.split.body;
+    } catch {
+      unreadable('the record frontmatter does not parse');
+      continue;
+    }
+    if (fm.round !== round || fm.for !== kind || String(fm.phase) !== pd.number) continue;
+    const status = typeof fm.status === 'string' && STATUSES.has(fm.status) ? (fm.status as LaneRun['status']) : null;
+    if (fm.lane !== lane.id || status === null) {
+      unreadable('the record does not name this lane and a known status');
+      continue;
+    }
+    const findings = storedFindings(fm.findings);
+    if (status === 'ok' && findings === null) {
+      unreadable('an ok record without its finding counts');
+      continue;
+    }
+    // The answer is the body under the record's own heading line.
+    const answer = body.replace(/^# [^\n]*\n\n?/, '');
+    if (status === 'ok') answers.set(lane.id, answer.replace(/\n+$/, ''));
+    const said = answer.split('\n').find((line) => line.startsWith(NO_ANSWER));
+    const note = status === 'ok' || said === undefined ? null : said.slice(NO_ANSWER.length).replace(/\.$/, '');
+    results.push({ id: lane.id, name: lane.name, status, note, findings, record: ctx.rel(file) });
+  }
+  return { results, answers };
 }
 
 /** The `rounds` history of the merged file before this run: entries of earlier rounds only. */
@@ -206,27 +267,34 @@ const reviewRun: Handler = async (inv, ctx) => {
 
   const results: LaneResult[] = [];
   const answers = new Map<string, string>();
-  const entries: { file: string; before: string | null; after: string }[] = [];
+  const records: { file: string; after: string }[] = [];
   running.forEach((c, i) => {
     const run = runs[i]!;
     const file = laneFile(pd, kind, c.lane.id);
     const rec = laneRecord(pd, kind, round, c, run);
-    entries.push({ file, before: readTextIfExists(file), after: rec.text });
+    records.push({ file, after: rec.text });
     if (run.status === 'ok') answers.set(c.lane.id, cleanText(run.text));
     results.push({ id: c.lane.id, name: c.lane.name, status: run.status, note: run.note, findings: rec.findings, record: ctx.rel(file) });
   });
-  for (const c of chosen.filter((x) => x.skip !== null)) results.push({ id: c.lane.id, name: c.lane.name, status: 'skipped', note: c.skip, findings: null, record: '' });
+  const own = results.filter((r) => r.status === 'ok');
+  const skipped: LaneResult[] = chosen.filter((x) => x.skip !== null).map((c) => ({ id: c.lane.id, name: c.lane.name, status: 'skipped', note: c.skip, findings: null, record: '' }));
 
-  const ok = results.filter((r) => r.status === 'ok');
-  const blocking = ok.length ? ok.reduce((n, r) => n + r.findings!.high, 0) : null;
   const merged = mergedFile(pd, kind);
-  const written = withPlanningLock(ctx, () => {
+  // Under the lock: this run's records, then the round's whole picture from every record on disk.
+  const folded = withPlanningLock(ctx, () => {
+    const entries = records.map((r) => ({ ...r, before: readTextIfExists(r.file) }));
+    const others = otherLaneRecords(ctx, pd, kind, round, new Set(running.map((c) => c.lane.id)));
+    const all = [...results, ...others.results, ...skipped.filter((r) => !others.results.some((o) => o.id === r.id))];
+    for (const [id, text] of others.answers) answers.set(id, text);
+    const ok = all.filter((r) => r.status === 'ok');
+    const blocking = ok.length ? ok.reduce((n, r) => n + r.findings!.high, 0) : null;
     const before = readTextIfExists(merged);
     const history = [...earlierRounds(before, merged, round), { round, blocking, reviewers: ok.length }];
-    entries.push({ file: merged, before, after: mergedText(pd, kind, round, results, answers, history, blocking) });
+    entries.push({ file: merged, before, after: mergedText(pd, kind, round, all, answers, history, blocking) });
     writeSet(entries);
-    return history;
+    return { history, blocking, reviewers: ok.length };
   });
+  const { history: written, blocking } = folded;
 
   const converged = blocking === 0;
   return {
@@ -236,16 +304,16 @@ const reviewRun: Handler = async (inv, ctx) => {
       round,
       max_rounds: maxRounds,
       reviews_path: ctx.rel(merged),
-      reviewers: ok.length,
+      reviewers: folded.reviewers,
       blocking,
       converged,
       bound_reached: !converged && round >= maxRounds,
       rounds: written,
-      lanes: results.map(({ id, status, note, findings, record }) => ({ id, status, note, findings, record: record || null })),
+      lanes: [...results, ...skipped].map(({ id, status, note, findings, record }) => ({ id, status, note, findings, record: record || null })),
     },
     raw: ctx.rel(merged),
-    // Nothing reviewed is not a review: the records are written, the call fails.
-    exitCode: ok.length ? 0 : 1,
+    // Nothing this run reviewed is not a review: the records are written, the call fails.
+    exitCode: own.length ? 0 : 1,
   };
 };
 

@@ -234,7 +234,7 @@ s('should keep code reviews apart from plan reviews', async () => {
   assert.not.ok(fs.existsSync(path.join(root, PHASE, '03-REVIEWS.md')));
 });
 
-s('should keep every record and one whole REVIEWS.md when two reviews of a phase run at once', async () => {
+s('should fold both runs into one REVIEWS.md when two reviews of one round run at once', async () => {
   const root = phaseProject();
   const dir = bin({ claude: READS_PLAN, codex: CODEX_FILE });
   const cli = await cliPath();
@@ -251,8 +251,21 @@ s('should keep every record and one whole REVIEWS.md when two reviews of a phase
   assert.ok(fs.existsSync(path.join(root, PHASE, 'reviews/claude.md')) && fs.existsSync(path.join(root, PHASE, 'reviews/codex.md')));
   const merged = read(root, `${PHASE}/03-REVIEWS.md`);
   const fm = readFrontmatter(merged, 'REVIEWS.md').data;
-  assert.ok(['claude', 'codex'].includes((fm.reviewers as string[])[0]!), 'the later run wrote the whole file');
+  assert.equal([...(fm.reviewers as string[])].sort(), ['claude', 'codex'], 'each run folded in the lane the other one ran');
+  assert.is(fm.blocking, 3, 'one HIGH from claude, two from codex');
+  assert.equal((fm.rounds as unknown[]).length, 1);
+  assert.match(merged, /^\| claude \| ok \| 1 \| 0 \| 1 \| {2}\|$/m);
+  assert.match(merged, /^\| codex \| ok \| 2 \| 0 \| 0 \| {2}\|$/m);
+  assert.match(merged, /^> - \[HIGH\] The form has no CSRF token\.$/m, "claude's answer is quoted");
+  assert.match(merged, /^> codex read: # Review request$/m, "codex's answer is quoted");
   assert.equal(fs.readdirSync(path.join(root, PHASE)).filter((n) => n.endsWith('.gsd-tmp')), [], 'no temp file left');
+  // A record of an earlier round is not this round's: round 2 by claude alone leaves codex's round-1 answer out.
+  const r = await run(['review', 'run', '3', '--lanes', 'claude', '--round', '2', '--prompt', `${PHASE}/prompt.md`], { cwd: root, env: { PATH: dir } });
+  assert.is(r.code, 0, r.stderr);
+  assert.equal([r.json.reviewers, r.json.blocking], [1, 1]);
+  const second = readFrontmatter(read(root, `${PHASE}/03-REVIEWS.md`), 'REVIEWS.md').data;
+  assert.equal(second.reviewers, ['claude']);
+  assert.equal(second.rounds, [{ round: 1, blocking: 3, reviewers: 2 }, { round: 2, blocking: 1, reviewers: 1 }]);
 });
 
 s.run();
