@@ -60,9 +60,10 @@ const FAMILIES: Record<string, () => Promise<HandlerModule>> = {
   health: () => import('./commands/health.ts'),
   'package-legitimacy': () => import('./commands/package-legitimacy.ts'),
   review: () => import('./commands/review.ts'),
-  // Bundled apart (gsd-core/bin/gsd-install.cjs): only these two verbs load the installer.
+  // Bundled apart (gsd-core/bin/gsd-install.cjs): only these verbs load the installer.
   install: () => import('./commands/install.ts'),
   uninstall: () => import('./commands/install.ts'),
+  'reapply-patches': () => import('./commands/install.ts'),
 };
 
 export async function loadHandler(commandPath: string[]): Promise<Handler> {

@@ -1,5 +1,5 @@
-// install, uninstall: put the bundle this gsd-tools came with into place, or
-// take an install out again. Loaded only for these two verbs (bundled apart,
+// install, uninstall, reapply-patches: put the bundle this gsd-tools came with into place,
+// take an install out again, or put back the edits an update saved. Loaded only for these verbs (bundled apart,
 // as gsd-core/bin/gsd-install.cjs), so no other command pays for its code.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,6 +11,7 @@ import { hasInstallState, install, INSTALLED_FILE, resolvePlacement, uninstall, 
 import { checkBundleSignature, MANIFEST_SIGNATURE_FILE, pinnedKey, type PublicKey, type SignatureReport } from '../install/signature.ts';
 import type { Invocation } from '../cli/parse.ts';
 import { ownLandingPolicies } from '../core/bundle-facts.ts';
+import { reapplyPatches, reapplySummary } from '../install/reapply.ts';
 
 function scopeOf(inv: Invocation): 'global' | 'local' | undefined {
   if (inv.flags['--global'] && inv.flags['--local']) throw usage('pass --global or --local, not both');
@@ -110,4 +111,16 @@ const uninstallHandler: Handler = (inv, ctx) => {
   return { data: report, raw: summary(report) };
 };
 
-export const handlers: Record<string, Handler> = { install: installHandler, uninstall: uninstallHandler };
+/** reapply-patches: run from the installed copy; its root is the folder holding gsd-core/. */
+const reapplyHandler: Handler = (inv, ctx) => {
+  const from = inv.flags['--from'];
+  const report = reapplyPatches(path.dirname(ctx.coreDir), {
+    home: homeOf(ctx.env),
+    policies: ownLandingPolicies(ctx.coreDir),
+    dryRun: Boolean(inv.flags['--dry-run']),
+    ...(typeof from === 'string' ? { from } : {}),
+  });
+  return { data: report, raw: reapplySummary(report) };
+};
+
+export const handlers: Record<string, Handler> = { install: installHandler, uninstall: uninstallHandler, 'reapply-patches': reapplyHandler };

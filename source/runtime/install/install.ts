@@ -220,7 +220,7 @@ function confine(dest: string, file: string, placement: Placement, manifest: Pic
 
 // ---------------------------------------------------------------- file system helpers
 
-function readIfFile(file: string): Buffer | null {
+export function readIfFile(file: string): Buffer | null {
   let stat: fs.Stats | undefined;
   try {
     stat = fs.lstatSync(file, { throwIfNoEntry: false });
@@ -313,7 +313,8 @@ export function hasInstallState(root: string): boolean {
   return fs.existsSync(path.join(root, INSTALLED_FILE)) || hasJournalDir(root);
 }
 
-function display(dest: string, placement: Placement, scope: 'global' | 'local'): string {
+/** How a report names a destination: `~/…` (global) or relative to the project (local), else absolute. */
+export function display(dest: string, placement: Pick<Placement, 'base'>, scope: 'global' | 'local'): string {
   if (isInside(placement.base, dest)) {
     const relative = path.relative(placement.base, dest).split(path.sep).join('/');
     return scope === 'global' ? `~/${relative}` : relative;
@@ -333,7 +334,7 @@ function backupDirFor(root: string, now: Date): string {
 }
 
 /** Where a backup of `from` goes inside the backup folder. */
-function backupPath(plan: Pick<Plan, 'base' | 'root' | 'backupDir'>, from: string): string {
+export function backupPath(plan: Pick<Plan, 'base' | 'root' | 'backupDir'>, from: string): string {
   const relative = isInside(plan.base, from) ? path.relative(plan.base, from) : path.join('_root', path.relative(plan.root, from));
   return path.join(plan.backupDir, relative);
 }
