@@ -2,10 +2,10 @@
 // payload under get-shit-done/): the built-in layout
 // compiler/data/layouts/get-shit-done-cc.json is detected, its
 // @~/.claude/get-shit-done/... includes resolve, and every target and scope
-// builds with zero errors. The package is a test input fetched with `npm pack`
-// at a pinned version and integrity into a temporary folder; nothing of it
-// enters the repository.
-import { spawnSync } from 'node:child_process';
+// builds with zero errors. The package is a dev dependency pinned in
+// package.json (its integrity in package-lock.json; its own runtime
+// dependencies are overridden by scripts/empty-package, since only its files
+// are read) and the corpus is read where npm installed it.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../pipeline.ts';
@@ -17,36 +17,33 @@ import { foreignRoots } from '../check/check-emitted.ts';
 import { loadTargets } from '../targets/load-targets.ts';
 import { loadLayout, parseLayout } from '../load/layout.ts';
 
-/** The release the layout was checked with, and its tarball's integrity as the registry reports it. */
-const PACKAGE = 'get-shit-done-cc@1.42.3';
-const INTEGRITY = 'sha512-3sQoRYFl7v7dju3LXq7sE3pnufGHF7R6xfDU1DaH2+YYe4V6+dhoaUo4KoBHvjtLQ8UATUX3hWofHg+tAUUALQ==';
+const NAME = 'get-shit-done-cc';
 
 const predecessor = suite('predecessor corpus');
 
-/** `npm pack` the pinned release into `folder` and unpack it; the corpus root. */
-function fetchCorpus(folder: string): string {
-  const packed = spawnSync('npm', ['pack', PACKAGE, '--json', '--pack-destination', folder], { cwd: folder, encoding: 'utf8' });
-  assert.is(packed.status, 0, `npm pack ${PACKAGE} failed (the npm registry must be reachable): ${packed.stderr.slice(-1000)}`);
-  const [info] = JSON.parse(packed.stdout) as { filename: string; integrity: string }[];
-  assert.is(info!.integrity, INTEGRITY, `${PACKAGE}: the registry's tarball is not the one the layout was checked with`);
-  const root = path.join(folder, 'corpus');
-  mkdirSync(root);
-  const untar = spawnSync('tar', ['-xzf', path.join(folder, info!.filename), '-C', root, '--strip-components=1']);
-  assert.is(untar.status, 0, String(untar.stderr));
-  return root;
+/** The installed dev dependency's folder, checked to be the release package.json pins. */
+function installedCorpus(): { root: string; pinned: string } {
+  const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+  const pinned = manifest.devDependencies[NAME];
+  assert.ok(pinned && /^\d+\.\d+\.\d+$/.test(pinned), `expected ${NAME} pinned to an exact version in package.json's devDependencies, found ${pinned}`);
+  const root = path.join(REPO_ROOT, 'node_modules', NAME);
+  assert.ok(existsSync(path.join(root, 'package.json')), `expected ${NAME}@${pinned} installed in node_modules (run npm ci)`);
+  const installed = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
+  assert.is(installed, pinned, `node_modules holds ${NAME}@${installed}, package.json pins ${pinned} (run npm ci)`);
+  return { root, pinned: pinned! };
 }
 
 predecessor('should compile the predecessor corpus for every target and scope with zero errors', () => {
   const work = temporaryDir('predecessor');
   try {
-    const corpus = fetchCorpus(work);
+    const { root: corpus, pinned } = installedCorpus();
     assert.ok(existsSync(path.join(corpus, 'get-shit-done/bin/gsd-tools.cjs')), 'expected the payload under get-shit-done/');
     const out = path.join(work, 'out');
     const result = runCli(['--all', '--source', corpus, '--out', out]);
     const lines = result.stderr.split('\n');
     const warnings = lines.filter((line) => / warning [a-z-]+ /.test(line));
     const errors = lines.filter((line) => / error [a-z-]+ /.test(line));
-    console.log(`\n  predecessor ${PACKAGE}: ${warnings.length} warning(s), ${errors.length} error(s)`);
+    console.log(`\n  predecessor ${NAME}@${pinned}: ${warnings.length} warning(s), ${errors.length} error(s)`);
     assert.equal(errors.slice(0, 5), [], 'errors on the predecessor corpus');
     assert.is(result.status, 0, result.stderr.slice(-2000));
     assert.match(result.stderr, /defects of the get-shit-done-cc corpus that its layout declares/);
