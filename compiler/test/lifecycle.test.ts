@@ -629,9 +629,15 @@ function settingsAndMap(s: Scratch): void {
 
 const test = suite('lifecycle');
 
-test('should walk a project from initialisation to a completed milestone with the calls the corpus makes', async () => {
+/** A scratch repository with the bundle laid in and a project initialised the way new-project does it. */
+async function newProject(): Promise<Scratch> {
   const s = new Scratch(await buildBundle(), tmpDir('gsd-lifecycle-cache-'));
   initialise(s);
+  return s;
+}
+
+test('should walk a project from initialisation to a completed milestone with the calls the corpus makes', async () => {
+  const s = await newProject();
   addPhase(s);
   // The phases are built on a feature branch, so pr-branch has a base to diverge from.
   s.git(['checkout', '-q', '-b', 'notes-work']);
@@ -713,8 +719,7 @@ function afterShipping(s: Scratch): void {
 }
 
 test('should pause and resume, reshape the roadmap, run a quick task, change a setting and map the code with the calls the corpus makes', async () => {
-  const s = new Scratch(await buildBundle(), tmpDir('gsd-lifecycle-cache-'));
-  initialise(s);
+  const s = await newProject();
   addPhase(s);
   pauseAndResume(s);
   insertAndRemove(s);
@@ -850,8 +855,7 @@ function ideationFlow(s: Scratch): void {
 }
 
 test('should debug a bug from report to knowledge base and capture, list and complete a todo and spike and sketch with the calls the corpus makes', async () => {
-  const s = new Scratch(await buildBundle(), tmpDir('gsd-lifecycle-cache-'));
-  initialise(s);
+  const s = await newProject();
   debugFlow(s);
   captureFlow(s);
   ideationFlow(s);
@@ -1000,8 +1004,7 @@ function gapClosure(s: Scratch, p: Phase): void {
 }
 
 test('should close an acceptance gap in place: diagnosis, a gap plan with its id, execute-phase --gaps-only and a re-test, with the calls the corpus makes', async () => {
-  const s = new Scratch(await buildBundle(), tmpDir('gsd-lifecycle-cache-'));
-  initialise(s);
+  const s = await newProject();
   const p = PHASES[0];
   planPhase(s, p);
   s.query(['state', 'add-decision', '--phase', p.number, '--summary', 'Notes persist in local storage', '--rationale', 'survives a reload without a server']);
@@ -1049,8 +1052,7 @@ function undoPlan(s: Scratch, p: Phase): void {
 }
 
 test('should undo an executed plan and leave it ready to run again, with the calls the corpus makes', async () => {
-  const s = new Scratch(await buildBundle(), tmpDir('gsd-lifecycle-cache-'));
-  initialise(s);
+  const s = await newProject();
   addPhase(s);
   planPhase(s, PHASES[0]);
   executePhase(s, PHASES[0]);
@@ -1202,8 +1204,7 @@ function profileFlow(s: Scratch): void {
 }
 
 test('should record research providers and cache a lookup, keep a phase\'s learnings for the planner and keep an opt-in user profile, with the calls the corpus makes', async () => {
-  const s = new Scratch(await buildBundle(), tmpDir('gsd-lifecycle-cache-'));
-  initialise(s);
+  const s = await newProject();
   researchFlow(s);
   learningsFlow(s);
   profileFlow(s);
@@ -1322,8 +1323,7 @@ function evalReviewFlow(s: Scratch, p: Phase, aiSpec: string): void {
 }
 
 test('should specify a phase, make it an MVP slice, write its AI design contract and review its evals, with the calls the corpus makes', async () => {
-  const s = new Scratch(await buildBundle(), tmpDir('gsd-lifecycle-cache-'));
-  initialise(s);
+  const s = await newProject();
   addPhase(s);
   const p = PHASES[1];
   specFlow(s, p);
@@ -1367,8 +1367,7 @@ function standInReviewers(alwaysHigh = false): string {
 }
 
 test('should review a phase with other AI CLIs, converge its plans within review.max_rounds, and run code-review lanes, with the calls the corpus makes', async () => {
-  const s = new Scratch(await buildBundle(), tmpDir('gsd-lifecycle-cache-'));
-  initialise(s);
+  const s = await newProject();
   const lanes = { '--lanes': 'claude,codex' };
   s.pathFirst = standInReviewers();
 
