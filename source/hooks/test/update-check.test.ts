@@ -404,4 +404,39 @@ s('should return from the built hook at once and leave the answer for the next s
   assert.not.match(off.stdout, /GSD 0\.2\.0/);
 });
 
+/** Each runtime that registers the hook, with its own name for the session-start event (targets/<id>/target.json hooks.events). */
+const SESSION_START: [string | null, string][] = [
+  [null, 'SessionStart'],
+  ['codex', 'SessionStart'],
+  ['codebuddy', 'SessionStart'],
+  ['qwen', 'SessionStart'],
+  ['kimi', 'SessionStart'],
+  ['kimi-cli', 'SessionStart'],
+  ['augment', 'SessionStart'],
+  ['antigravity', 'SessionStart'],
+  ['hermes', 'on_session_start'],
+  ['copilot', 'sessionStart'],
+  ['cursor', 'sessionStart'],
+];
+
+s('should run the check from the built hook under each runtime\'s own session-start payload', async () => {
+  const built = path.join(await bundle(), 'hooks', 'gsd-check-update.cjs');
+  route = 'newer';
+  const runs = await Promise.all(
+    SESSION_START.map(async ([runtime, event]) => {
+      const inst = install();
+      fs.copyFileSync(built, path.join(inst.hooksDir, 'gsd-check-update.cjs'));
+      const args = [path.join(inst.hooksDir, 'gsd-check-update.cjs'), ...(runtime ? ['--runtime', runtime] : [])];
+      const r = spawnSync(process.execPath, args, { input: JSON.stringify({ hook_event_name: event, session_id: 's1', cwd: inst.env.HOME }), encoding: 'utf8', env: { ...inst.env, npm_config_registry: base }, timeout: 10_000 });
+      let record: CacheRecord | null = null;
+      for (let i = 0; i < 100 && !record; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        record = readCache(inst.cache);
+      }
+      return `${runtime ?? 'claude'}: exit ${r.status}, latest ${record?.latest ?? 'none'}`;
+    }),
+  );
+  assert.equal(runs, SESSION_START.map(([runtime]) => `${runtime ?? 'claude'}: exit 0, latest 0.2.0`));
+});
+
 s.run();
