@@ -9,6 +9,7 @@
 // its own version and SemVer, so a planted or stale file can never show an
 // update that is not newer than what is installed.
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { compareVersions, parseVersion, type Version } from '../../../compiler/util/semver.ts';
@@ -81,8 +82,17 @@ export function cacheFile(hooksDir: string, env: Env): string {
   return path.join(cacheDir(env), `update-check-${key}.json`);
 }
 
+/** The most a cache record can take; a bigger file (or a link, a device) is not one the worker wrote. */
+const MAX_RECORD_BYTES = 4096;
+
 /** The cached record, when it has the shape the worker writes (anything else is no record). */
 export function readCache(file: string): CacheRecord | null {
+  try {
+    const stat = fs.lstatSync(file);
+    if (!stat.isFile() || stat.size > MAX_RECORD_BYTES) return null;
+  } catch {
+    return null;
+  }
   const v = readJsonFile(file) as Partial<CacheRecord> | null;
   if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
   if (typeof v.checked_at !== 'string' || Number.isNaN(Date.parse(v.checked_at)) || typeof v.installed !== 'string' || typeof v.update_available !== 'boolean') return null;

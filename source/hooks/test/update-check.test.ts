@@ -3,7 +3,7 @@
 // hostile ones (oversized, stalled, trickled, malformed, not SemVer, a
 // redirect loop, a redirect off http), each of which must leave no cached
 // "update available" and never throw.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,6 +31,8 @@ let base = '';
 const hits: string[] = [];
 /** What the registry answers at /<pkg>/latest, chosen per test. */
 let route = 'newer';
+/** When the slow route answered. */
+let answeredAt = 0;
 
 const manifest = (version: unknown) => JSON.stringify({ name: PKG, version, dist: { tarball: 'x' } });
 
@@ -103,7 +105,10 @@ function answer(name: string, req: http.IncomingMessage, res: http.ServerRespons
       return void res.end();
     }
     case 'slow-newer': {
-      setTimeout(() => json(manifest('0.2.0')), 1500);
+      setTimeout(() => {
+        answeredAt = Date.now();
+        json(manifest('0.2.0'));
+      }, 2500);
       return;
     }
     default: return json('{}', 404);
@@ -356,6 +361,13 @@ s('should show no marker for a planted or tampered cache', () => {
   assert.is(plant({ checked_at: 'yesterday', installed: '1.0.0', latest: '1.1.0', update_available: true }), null);
   assert.is(plant('{"checked_at": '), null);
   assert.is(plant('[]'), null);
+  assert.is(plant({ checked_at: at, installed: '1.0.0', latest: '1.1.0', update_available: true, pad: ' '.repeat(5000) }), null, 'bigger than any record the worker writes');
+  const elsewhere = path.join(tmpDir('gsd-upd-link-'), 'record.json');
+  fs.writeFileSync(elsewhere, JSON.stringify({ checked_at: at, installed: '1.0.0', latest: '1.1.0', update_available: true }));
+  fs.rmSync(inst.cache);
+  fs.symlinkSync(elsewhere, inst.cache);
+  assert.is(updateNotice(null, inst.hooksDir, inst.env), null, 'a link planted at the cache name');
+  fs.rmSync(inst.cache);
   fs.writeFileSync(path.join(inst.hooksDir, RELEASE_FILE), JSON.stringify({ version: '1.0.0', updateCommand: '/gsd-update; rm -rf ~' }));
   fs.writeFileSync(inst.cache, JSON.stringify({ checked_at: at, installed: '1.0.0', latest: '1.1.0', update_available: true }));
   assert.is(updateNotice(null, inst.hooksDir, inst.env), '⬆ GSD 1.1.0 available', 'a command outside the alphabet is dropped');
@@ -384,17 +396,20 @@ s('should return from the built hook at once and leave the answer for the next s
     const r = spawnSync(process.execPath, [path.join(inst.hooksDir, `${id}.cjs`)], { input, encoding: 'utf8', env: { ...env, ...extra }, timeout: 10_000 });
     return { status: r.status, stdout: r.stdout, ms: Date.now() - started };
   };
+  answeredAt = 0;
   const first = run('gsd-check-update', payload);
+  const hookEnded = Date.now();
   assert.is(first.status, 0);
   assert.is(first.stdout, '', 'nothing cached yet');
-  // The registry answers after 1.5 s; the hook did not wait for it.
-  assert.ok(first.ms < 1400, `the hook took ${first.ms} ms`);
   let record: CacheRecord | null = null;
   for (let i = 0; i < 100 && !record; i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     record = readCache(inst.cache);
   }
   assert.is(record?.latest, '0.2.0');
+  // The registry answered 2.5 s after the request; the hook had ended before that, without waiting.
+  assert.ok(answeredAt > 0 && hookEnded < answeredAt, `the hook ended ${answeredAt - hookEnded} ms before the answer (took ${first.ms} ms)`);
+  console.log(`  gsd-check-update returned in ${first.ms} ms; the worker's answer came ${answeredAt - hookEnded} ms later`);
   assert.not.ok(fs.existsSync(`${inst.cache}.lock`), 'the worker released its lock');
   const second = run('gsd-check-update', payload);
   assert.match(second.stdout, /GSD 0\.2\.0 is out \(installed: 0\.1\.0\); \/gsd-update installs it/);
@@ -403,6 +418,18 @@ s('should return from the built hook at once and leave the answer for the next s
   const off = run('gsd-statusline', JSON.stringify({ model: { display_name: 'Opus' }, workspace: { current_dir: inst.env.HOME } }), { GSD_NO_UPDATE_CHECK: '1' });
   assert.not.match(off.stdout, /GSD 0\.2\.0/);
 });
+
+function runAsync(args: string[], input: string, env: Record<string, string>): Promise<{ status: number | null }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { env, stdio: ['pipe', 'ignore', 'ignore'] });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status });
+    });
+    child.stdin.end(input);
+  });
+}
 
 /** Each runtime that registers the hook, with its own name for the session-start event (targets/<id>/target.json hooks.events). */
 const SESSION_START: [string | null, string][] = [
@@ -427,13 +454,14 @@ s('should run the check from the built hook under each runtime\'s own session-st
       const inst = install();
       fs.copyFileSync(built, path.join(inst.hooksDir, 'gsd-check-update.cjs'));
       const args = [path.join(inst.hooksDir, 'gsd-check-update.cjs'), ...(runtime ? ['--runtime', runtime] : [])];
-      const r = spawnSync(process.execPath, args, { input: JSON.stringify({ hook_event_name: event, session_id: 's1', cwd: inst.env.HOME }), encoding: 'utf8', env: { ...inst.env, npm_config_registry: base }, timeout: 10_000 });
+      // Not spawnSync: the stand-in registry answers from this process's event loop.
+      const r = await runAsync(args, JSON.stringify({ hook_event_name: event, session_id: 's1', cwd: inst.env.HOME }), { ...inst.env, npm_config_registry: base });
       let record: CacheRecord | null = null;
       for (let i = 0; i < 100 && !record; i++) {
         await new Promise((resolve) => setTimeout(resolve, 100));
         record = readCache(inst.cache);
       }
-      return `${runtime ?? 'claude'}: exit ${r.status}, latest ${record?.latest ?? 'none'}`;
+      return `${runtime ?? 'claude'}: exit ${r.status}, latest ${record?.latest ?? `none (${record?.problem ?? "no record"})`}`;
     }),
   );
   assert.equal(runs, SESSION_START.map(([runtime]) => `${runtime ?? 'claude'}: exit 0, latest 0.2.0`));
