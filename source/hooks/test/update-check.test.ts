@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import AjvModule from 'ajv';
 import { suite, assert } from '../../../compiler/test/harness.ts';
-import { bundle, tmpDir } from '../../runtime/test/helpers.ts';
+import { bundle, project as scratchProject, run as gsdTools, tmpDir } from '../../runtime/test/helpers.ts';
 import { checkUpdateHook, latestOf, manifestUrl, runCheck, takeLock } from '../check-update.ts';
 import { cacheFile, isNewer, readCache, RELEASE_FILE, SETTINGS, type CacheRecord, type UpdateSettings } from '../lib/update.ts';
 import { statusline, updateNotice } from '../statusline.ts';
@@ -380,6 +380,23 @@ s('should take a lock only once until it is released or stale', () => {
   assert.ok(takeLock(file, Date.now(), 60_000));
   assert.not.ok(takeLock(file, Date.now(), 60_000));
   assert.ok(takeLock(file, Date.now() + 120_000, 60_000));
+});
+
+s('should take hooks.update_check from gsd-tools config-set, refuse a non-boolean, and stop the check with it', async () => {
+  const root = scratchProject({ '.planning/config.json': '{}\n' });
+  let r = await gsdTools(['config-get', 'hooks.update_check', '--raw'], { cwd: root });
+  assert.is(r.stdout.trim(), 'true', 'on by default');
+  r = await gsdTools(['config-set', 'hooks.update_check', 'sometimes'], { cwd: root });
+  assert.is.not(r.code, 0, 'a non-boolean is refused');
+  r = await gsdTools(['config-set', 'hooks.update_check', 'false'], { cwd: root });
+  assert.is(r.code, 0, r.stderr);
+  const inst = install();
+  let started = 0;
+  const answer = checkUpdateHook({ cwd: path.join(root, 'src') }, { hooksDir: inst.hooksDir, env: inst.env, startWorker: () => void (started += 1) });
+  assert.equal({ answer, started }, { answer: { exitCode: 0 }, started: 0 });
+  r = await gsdTools(['config-set', 'hooks.update_check', 'true'], { cwd: root });
+  checkUpdateHook({ cwd: root }, { hooksDir: inst.hooksDir, env: inst.env, startWorker: () => void (started += 1) });
+  assert.is(started, 1);
 });
 
 // ------------------------------------------------------------ the built scripts, end to end
