@@ -12,7 +12,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { compareVersions, parseVersion, type Version } from '../../../compiler/util/semver.ts';
+import { compareVersions, parseVersion, type Version } from '../../runtime/core/semver.ts';
 import settingsJson from '../update-check.json' with { type: 'json' };
 import { configValue, readJsonFile } from './hook.ts';
 import { RELEASE_FILE, type Release } from './release.ts';
