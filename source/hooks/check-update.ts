@@ -210,7 +210,7 @@ export async function runCheck(opts: WorkerOptions, fetchImpl: typeof fetch = gl
       else problem = found.problem;
     } catch (error) {
       const e = error as Error;
-      problem = e instanceof CheckFailed ? e.message : e?.name === 'TimeoutError' || e?.name === 'AbortError' ? `no answer within ${settings.timeoutMs} ms` : `network error (${String((e as { cause?: { code?: string } })?.cause?.code ?? e?.message ?? e).slice(0, 80)})`;
+      problem = e instanceof CheckFailed ? e.message : e?.name === 'TimeoutError' || e?.name === 'AbortError' ? `no answer within ${settings.timeoutMs} ms` : `network error (${String((e as { cause?: { code?: string; message?: string } })?.cause?.code ?? (e as { cause?: { message?: string } })?.cause?.message ?? e?.message ?? e).slice(0, 80)})`;
     }
     const record: CacheRecord = { checked_at: new Date(now()).toISOString(), installed: release.version, latest, update_available: isNewer(latest, release.version), ...(problem ? { problem } : {}) };
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
