@@ -23,6 +23,7 @@ import type { MergeFormat } from '../../source/runtime/install/bundle-types.ts';
 import type { TreeFile, VirtualTree } from './virtual-tree.ts';
 import type { HookEntry } from '../load/load-hooks.ts';
 import { DEFAULT_PAYLOAD } from '../load/layout.ts';
+import { RELEASE_FILE } from '../../source/hooks/lib/release.ts';
 
 export interface GeneratedFile {
   /** Path under the bundle's root, e.g. gsd-core/bin/gsd-tools.cjs. */
@@ -105,6 +106,9 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     put(destination, file.contents, { generated: true, ...(file.executable ? { executable: true } : {}), ...(file.verbatim ? { verbatim: true } : {}) });
   }
   if (scope.hooks && hooks.length > 0) {
+    // What the hooks know of this bundle (source/hooks/lib/update.ts): its version and the update command, if shipped, as the runtime types it.
+    const update = commands.some((command) => command.name === 'update') ? { updateCommand: composeString('/gsd-update', context) } : {};
+    put(at(scope.hooks.scripts, { file: RELEASE_FILE }), `${JSON.stringify({ version, ...update }, null, 2)}\n`);
     const registered = runtimeHooks(hooks, scope.hooks, target.definition.toolMaps ?? {}, hookScriptName);
     const format = hookFormat(scope.hooks.format);
     const extra = { ...(format.executable ? { executable: true } : {}), ...(format.merge ? { merge: format.merge } : {}) };

@@ -6,6 +6,7 @@
 // under the root; merged files are the config files the definition shares
 // with the user, in the format it merges them in.
 import { hookFormat } from '../emit/hook-formats.ts';
+import { RELEASE_FILE } from '../../source/hooks/lib/release.ts';
 import type { LandingPolicy, MergeFormat, OwnedPattern } from '../../source/runtime/install/bundle-types.ts';
 import { SCOPE_IDS, type ConfigFile, type ScopeId, type Target, type TargetDefinition } from './target-types.ts';
 
@@ -50,6 +51,8 @@ export function landingPolicy(definition: TargetDefinition, scopeId: ScopeId): L
       if (format) merged.push({ path: file, format });
       else own(file, mode);
     }
+    // The hooks' facts about their bundle (RELEASE_FILE), data beside the scripts: before the scripts' pattern, which would make it 0755.
+    own(at(hooks.scripts).replace('{file}', RELEASE_FILE));
     own(at(hooks.scripts), '0755');
   }
   // Most specific first: the CLI before the rest of GSD's folder.

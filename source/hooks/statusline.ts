@@ -2,12 +2,15 @@
 // bar" and leaves the remaining-context figure in the temp folder for the
 // context monitor. Context comes from the status line input when the
 // runtime provides it, else from the token usage of the last assistant turn
-// in the transcript. Crash policy: allow (prints nothing).
+// in the transcript. When the passive update check (check-update.ts) has
+// cached a newer release for this install, a short marker with the update
+// command comes first. Crash policy: allow (prints nothing).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { configValue, projectRoot, runHook, safeSession, writeJsonFile, type HookAnswer, type HookInput } from './lib/hook.ts';
 import { bridgeFile } from './lib/bridge.ts';
+import { cachedUpdate, cacheFile, disabledBy, readCache, readRelease, updateMarker } from './lib/update.ts';
 
 function lastUsage(transcript: string): number | null {
   let fd: number | undefined;
@@ -63,7 +66,15 @@ function stateSummary(root: string | null): string | null {
   }
 }
 
-export function statusline(input: HookInput, opts: { tmp?: string; now?: number } = {}): HookAnswer {
+/** The update marker when this install's cached check found a newer release and the check is not turned off here. */
+export function updateNotice(root: string | null, hooksDir: string | undefined, env: Record<string, string | undefined>): string | null {
+  if (!hooksDir || disabledBy(env, root)) return null;
+  const release = readRelease(hooksDir);
+  const latest = release ? cachedUpdate(readCache(cacheFile(hooksDir, env)), release) : null;
+  return release && latest ? updateMarker(latest, release) : null;
+}
+
+export function statusline(input: HookInput, opts: { tmp?: string; now?: number; hooksDir?: string; env?: Record<string, string | undefined> } = {}): HookAnswer {
   const model = (input.model as { display_name?: unknown } | undefined)?.display_name;
   const modelName = typeof model === 'string' ? model.replace(/\s*\((\d+[KM]) context\)/i, ' ($1)') : 'Claude';
   const ws = input.workspace as { current_dir?: unknown } | undefined;
@@ -80,7 +91,7 @@ export function statusline(input: HookInput, opts: { tmp?: string; now?: number 
       // the bar still prints
     }
   }
-  const parts = [modelName, stateSummary(root), path.basename(dir)];
+  const parts = [updateNotice(root, opts.hooksDir, opts.env ?? process.env), modelName, stateSummary(root), path.basename(dir)];
   if (remaining !== null) {
     const used = Math.round(100 - remaining);
     const filled = Math.round(used / 10);
@@ -89,4 +100,4 @@ export function statusline(input: HookInput, opts: { tmp?: string; now?: number 
   return { text: parts.filter(Boolean).join(' │ ') };
 }
 
-if (typeof require !== 'undefined' && require.main === module) void runHook('gsd-statusline', 'allow', (input) => statusline(input));
+if (typeof require !== 'undefined' && require.main === module) void runHook('gsd-statusline', 'allow', (input) => statusline(input, { hooksDir: path.dirname(__filename) }));
