@@ -56,7 +56,7 @@ plugin('should run every hook from the plugin\'s own copy under ${CLAUDE_PLUGIN_
   const settings = JSON.parse(text(bundle, '.claude/settings.json')).hooks as Record<string, { hooks: unknown[] }[]>;
   // The bundle's hooks, and the plugin's own link hook first at session start.
   assert.is(commands.length, Object.values(settings).flat().flatMap((group) => group.hooks).length + 1);
-  assert.is(hooks.SessionStart[0].hooks[0].command, 'node "${CLAUDE_PLUGIN_ROOT}/hooks/gsd-plugin-link.cjs"');
+  assert.is(hooks.SessionStart?.[0]?.hooks[0]?.command, 'node "${CLAUDE_PLUGIN_ROOT}/hooks/gsd-plugin-link.cjs"');
   assert.ok(tree.get(`${folder}/hooks/gsd-plugin-link.cjs`)!.executable);
   assert.match(text(tree, `${folder}/hooks/gsd-plugin-link.cjs`), 'const SETTINGS = {"root":".claude","payload":"gsd-core","plugin":"gsd"};');
   for (const command of commands) {
