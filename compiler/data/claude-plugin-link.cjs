@@ -62,15 +62,21 @@ function linkPayload({ home, pluginRoot, root, payload, plugin, files = fs }) {
   if (!isDirectory(files, target)) return result('failed', `the plugin has no ${payload}/ folder at ${target}`, target);
   try {
     let stat = null;
-    try {
-      stat = files.lstatSync(link);
-    } catch (error) {
-      if (error.code !== 'ENOENT') throw error;
-    }
-    if (stat === null) {
+    // Twice at most: a link another session made between the look and ours is looked at again.
+    for (let attempt = 0; stat === null; attempt += 1) {
+      try {
+        stat = files.lstatSync(link);
+        break;
+      } catch (error) {
+        if (error.code !== 'ENOENT') throw error;
+      }
       files.mkdirSync(path.dirname(link), { recursive: true });
-      files.symlinkSync(target, link, 'junction');
-      return result('linked', '', target);
+      try {
+        files.symlinkSync(target, link, 'junction');
+        return result('linked', '', target);
+      } catch (error) {
+        if (error.code !== 'EEXIST' || attempt > 0) throw error;
+      }
     }
     if (!stat.isSymbolicLink()) return result('kept', 'not a link: an install of its own', target);
     const text = files.readlinkSync(link);

@@ -196,8 +196,19 @@ linkCase('should fail closed and tell the model when the home is read-only or so
   assert.is(raced.outcome, 'failed');
   assert.ok(lstatSync(path.join(home, '.claude/gsd-core')).isDirectory());
   assert.is(readFileSync(path.join(home, '.claude/gsd-core/mine'), 'utf8'), 'x');
-  // A replacement whose rename fails leaves the old link and no temporary one.
+  // Another session's link made between the look and ours: looked at again, and it is the same.
   rmSync(path.join(home, '.claude/gsd-core'), { recursive: true });
+  symlinkSync(path.join(realpathSync(root), 'gsd-core'), path.join(home, '.claude/gsd-core'));
+  let looks = 0;
+  const lateLook = ((file: string) => {
+    looks += 1;
+    if (looks === 1) throw Object.assign(new Error('ENOENT: no such file'), { code: 'ENOENT' });
+    return fs.lstatSync(file);
+  }) as typeof fs.lstatSync;
+  assert.is(link.linkPayload(settingsOf(home, root, { ...fs, lstatSync: lateLook } as typeof fs)).outcome, 'current');
+  assert.is(looks, 2);
+  rmSync(path.join(home, '.claude/gsd-core'));
+  // A replacement whose rename fails leaves the old link and no temporary one.
   const old = pluginCopy(cache, '0.9.0');
   symlinkSync(path.join(realpathSync(old), 'gsd-core'), path.join(home, '.claude/gsd-core'));
   const stuck = link.linkPayload(settingsOf(home, root, { ...fs, renameSync: readOnly('EXDEV') } as typeof fs));
