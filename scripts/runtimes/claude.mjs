@@ -4,7 +4,7 @@
 // parse and any settings.json entry it skipped; `claude plugin validate
 // --strict` checks the same files (skills, commands, agents and the hooks of
 // settings.json) against the plugin schemas, warnings included.
-import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const version = '2.1.332';
@@ -136,7 +136,8 @@ async function pluginSession(ctx, dir) {
  * What installing the plugin does not do and its SessionStart link hook must:
  * after a session with the plugin, ~/.claude/gsd-core (where the prompts read
  * the payload) leads to the plugin's own gsd-core/; a user's own install
- * there is left as it was.
+ * there, or a link of the user's that leads nowhere, is left as it was (and
+ * the latter is told to the model on the hook's stdout).
  */
 async function payloadLink(ctx, dir, name) {
   const link = path.join(ctx.box.home, '.claude', 'gsd-core');
@@ -157,8 +158,16 @@ async function payloadLink(ctx, dir, name) {
   await pluginSession(ctx, dir);
   if (lstatSync(link).isSymbolicLink() || !existsSync(path.join(link, 'mine.txt'))) ctx.findings.fail(`plugin ${name}: a session replaced the user's own ~/.claude/gsd-core`);
   else passed += 1;
+  // A link of the user's that leads nowhere: left as it is, and the hook says so (its stdout is the model's context).
   rmSync(link, { recursive: true, force: true });
-  ctx.findings.count('payload links', 2, passed);
+  const nowhere = path.join(ctx.box.tmp, 'removed-checkout', 'gsd-core');
+  symlinkSync(nowhere, link);
+  const told = (await pluginSession(ctx, dir)).some((r) => r.exit_code === 0 && /leads to no folder; the plugin leaves it alone/.test(String(r.stdout)));
+  if (!lstatSync(link).isSymbolicLink() || readlinkSync(link) !== nowhere) ctx.findings.fail(`plugin ${name}: a session replaced the user's own dangling ~/.claude/gsd-core link`);
+  else if (!told) ctx.findings.fail(`plugin ${name}: a session with a dangling ~/.claude/gsd-core of the user's said nothing about it`);
+  else passed += 1;
+  rmSync(link, { force: true });
+  ctx.findings.count('payload links', 3, passed);
 }
 
 /**
