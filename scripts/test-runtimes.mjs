@@ -230,6 +230,7 @@ async function testPlugin(probe, installed, workDir) {
       findings: new Findings(probe.program),
       bin: (key, rel) => path.join(packageRoot(probe.packages.find((pkg) => pkg.key === key)), rel),
       run: (argv, opts = {}) => runOffline(argv, { box, ...opts, env: { ...probe.env, ...opts.env } }),
+      session: (argv, opts = {}) => startSession(argv, { box, ...opts, env: { ...probe.env, ...opts.env } }),
     };
     let patterns = [];
     let error = null;

@@ -112,8 +112,11 @@ Writes the Claude Code plugin and a marketplace that lists it into <out>
 (default ./dist/claude-plugin), from the claude/global bundle:
 .claude-plugin/marketplace.json, and plugins/gsd/ with .claude-plugin/plugin.json,
 skills/, agents/, hooks/hooks.json (each script at "\${CLAUDE_PLUGIN_ROOT}/hooks/…")
-and the payload folder with the runtime CLI. The tree can be committed to a
-marketplace repository as it is (claude plugin marketplace add <repo or folder>).`,
+and the payload folder with the runtime CLI. Its first SessionStart hook,
+hooks/gsd-plugin-link.cjs, links ~/.claude/<payload> (where the prompts read it)
+to the plugin's copy, leaving a user's own install there alone. The tree can be
+committed to a marketplace repository as it is (claude plugin marketplace add
+<repo or folder>).`,
   site: `Usage: gsd-build site [--source <dir>] [--out <dir>] [--profile <names>]
 
 Renders the docs site from the corpus IR into <out> (default ./dist/site): an

@@ -6,7 +6,8 @@
 //   plugins/<name>/README.md
 //   plugins/<name>/skills/, agents/           as the bundle has them under .claude/
 //   plugins/<name>/hooks/hooks.json           settings.json's hooks, each script at "${CLAUDE_PLUGIN_ROOT}/hooks/…"
-//   plugins/<name>/hooks/*.cjs                the hook scripts
+//   plugins/<name>/hooks/*.cjs                the hook scripts, and the SessionStart hook that links
+//                                             ~/<root>/<payload> to the plugin's copy (LINK_HOOK)
 //   plugins/<name>/<payload>/                 workflows, references, templates and the runtime CLI
 //
 // The bundle's own files that only its installer reads (gsd-file-manifest.json,
@@ -23,6 +24,9 @@ export interface PluginData {
 }
 
 const DATA_FILE = new URL('../data/claude-plugin.json', import.meta.url);
+/** The plugin's own SessionStart hook: links ~/<root>/<payload> to the plugin's copy (see the script). */
+const LINK_HOOK = { file: 'gsd-plugin-link.cjs', source: new URL('../data/claude-plugin-link.cjs', import.meta.url), timeout: 10 };
+const LINK_SETTINGS_LINE = 'const SETTINGS = null; // gsd-build: settings';
 /** The folders of the bundle's root that a plugin carries as they are. */
 const CARRIED = ['skills/', 'agents/', 'hooks/'];
 
@@ -57,22 +61,26 @@ export function claudePlugin(bundle: VirtualTree, version: string, data: PluginD
     if (carried.some((prefix) => inRoot.startsWith(prefix))) put(inRoot, entry);
   }
   const settings = bundle.get(`${root}/settings.json`);
-  if (settings) {
-    const hooks = (JSON.parse(String(settings.contents)) as { hooks?: Record<string, { hooks: { command?: string }[] }[]> }).hooks ?? {};
-    // A global bundle's hook runs "$HOME/<root>/hooks/<script>"; the plugin's runs its own copy.
-    const script = new RegExp(`^node "\\$HOME/${escapeRegExp(root)}/hooks/([A-Za-z0-9_.-]+)"$`);
-    for (const groups of Object.values(hooks)) {
-      for (const hook of groups.flatMap((group) => group.hooks)) {
-        const found = hook.command === undefined ? null : script.exec(hook.command);
-        if (!found || !bundle.has(`${root}/hooks/${found[1]}`)) throw new Error(`internal: expected a hook command running a script of ${root}/hooks/, found ${JSON.stringify(hook.command)}`);
-        hook.command = `node "\${CLAUDE_PLUGIN_ROOT}/hooks/${found[1]}"`;
-      }
+  const hooks: Record<string, { matcher?: string; hooks: { type?: string; command?: string; timeout?: number }[] }[]> = settings
+    ? ((JSON.parse(String(settings.contents)) as { hooks?: typeof hooks }).hooks ?? {})
+    : {};
+  // A global bundle's hook runs "$HOME/<root>/hooks/<script>"; the plugin's runs its own copy.
+  const script = new RegExp(`^node "\\$HOME/${escapeRegExp(root)}/hooks/([A-Za-z0-9_.-]+)"$`);
+  for (const groups of Object.values(hooks)) {
+    for (const hook of groups.flatMap((group) => group.hooks)) {
+      const found = hook.command === undefined ? null : script.exec(hook.command);
+      if (!found || !bundle.has(`${root}/hooks/${found[1]}`)) throw new Error(`internal: expected a hook command running a script of ${root}/hooks/, found ${JSON.stringify(hook.command)}`);
+      hook.command = `node "\${CLAUDE_PLUGIN_ROOT}/hooks/${found[1]}"`;
     }
-    put('hooks/hooks.json', { contents: `${JSON.stringify({ hooks }, null, 2)}\n` });
   }
+  if (bundle.has(`${root}/hooks/${LINK_HOOK.file}`)) throw new Error(`internal: the bundle ships a hook script named ${LINK_HOOK.file}, the plugin's own link hook`);
+  put(`hooks/${LINK_HOOK.file}`, { contents: linkHookScript({ root, payload, plugin: data.plugin.name }), executable: true });
+  // First of the session-start hooks, so the others and the first prompt find the payload.
+  hooks.SessionStart = [{ hooks: [{ type: 'command', command: `node "\${CLAUDE_PLUGIN_ROOT}/hooks/${LINK_HOOK.file}"`, timeout: LINK_HOOK.timeout }] }, ...(hooks.SessionStart ?? [])];
+  put('hooks/hooks.json', { contents: `${JSON.stringify({ hooks }, null, 2)}\n` });
   const { name, description, author, license, keywords } = data.plugin;
   put('.claude-plugin/plugin.json', { contents: `${JSON.stringify({ name, version, description, author, license, ...(keywords ? { keywords } : {}) }, null, 2)}\n` });
-  put('README.md', { contents: pluginReadme(data, version, payload) });
+  put('README.md', { contents: pluginReadme(data, version, root, payload) });
   tree.set('.claude-plugin/marketplace.json', {
     contents: `${JSON.stringify(
       {
@@ -88,7 +96,15 @@ export function claudePlugin(bundle: VirtualTree, version: string, data: PluginD
   return new Map([...tree.entries()].sort(([a], [b]) => compareText(a, b)));
 }
 
-function pluginReadme(data: PluginData, version: string, payload: string): string {
+/** The link hook's script with its settings filled in: the link's place and the plugin's name, from our data only. */
+export function linkHookScript(settings: { root: string; payload: string; plugin: string }): string {
+  const script = readFileSync(LINK_HOOK.source, 'utf8');
+  const parts = script.split(LINK_SETTINGS_LINE);
+  if (parts.length !== 2) throw new Error(`internal: compiler/data/claude-plugin-link.cjs: expected the line ${JSON.stringify(LINK_SETTINGS_LINE)} once, found it ${parts.length - 1} times`);
+  return parts.join(`const SETTINGS = ${JSON.stringify(settings)};`);
+}
+
+function pluginReadme(data: PluginData, version: string, root: string, payload: string): string {
   return [
     `# ${data.plugin.name} ${version}`,
     '',
@@ -97,7 +113,9 @@ function pluginReadme(data: PluginData, version: string, payload: string): strin
     'Built by gsd-build from the claude/global bundle: its skills, agents and hooks',
     `in the plugin layout, and its ${payload}/ folder (workflows, references, templates,`,
     'the gsd-tools runtime CLI). The prompts read that folder where a global install',
-    `puts it, ~/.claude/${payload}/.`,
+    `puts it, ~/${root}/${payload}/: at each session start the hook hooks/${LINK_HOOK.file}`,
+    `links ~/${root}/${payload} to this plugin's copy, unless something of yours is there`,
+    '(your own install is left alone and used).',
     '',
     'Install from a marketplace repository that holds this tree:',
     '',

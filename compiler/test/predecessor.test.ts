@@ -65,6 +65,22 @@ predecessor('should compile the predecessor corpus for every target and scope wi
       assert.ok(settings.includes(`"node \\"$HOME/.claude/hooks/${script}\\""`), script);
       assert.ok(existsSync(path.join(claude, 'hooks', script)), script);
     }
+    // Its shell hooks ship but are registered nowhere; the layout says why for each one the corpus has.
+    const layoutText = readFileSync(path.join(REPO_ROOT, 'compiler/data/layouts/get-shit-done-cc.json'), 'utf8');
+    const shellHooks = readdirSync(path.join(corpus, 'hooks')).filter((file) => file.endsWith('.sh'));
+    assert.ok(shellHooks.length > 0, 'expected the corpus\'s shell hooks');
+    for (const script of shellHooks) {
+      assert.ok(existsSync(path.join(claude, 'hooks', script)), script);
+      assert.ok(layoutText.includes(script), `${script}: the layout does not say why it is not registered`);
+      for (const target of built) {
+        for (const registry of ['settings.json', 'hooks.json', 'config.toml', 'hooks/hooks.json']) {
+          for (const root of readdirSync(path.join(out, target, 'global'), { withFileTypes: true }).filter((entry) => entry.isDirectory())) {
+            const file = path.join(out, target, 'global', root.name, registry);
+            if (existsSync(file)) assert.not.ok(readFileSync(file, 'utf8').includes(script), `${target}: ${registry} registers ${script}`);
+          }
+        }
+      }
+    }
     // Includes are rewritten to each runtime's root: Codex's skill reads ~/.codex/get-shit-done/...
     const skill = readFileSync(path.join(out, 'codex/global/.agents/skills/gsd-plan-phase/SKILL.md'), 'utf8');
     assert.match(skill, /~\/\.codex\/get-shit-done\/workflows\/plan-phase\.md/);

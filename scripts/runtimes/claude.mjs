@@ -4,7 +4,7 @@
 // parse and any settings.json entry it skipped; `claude plugin validate
 // --strict` checks the same files (skills, commands, agents and the hooks of
 // settings.json) against the plugin schemas, warnings included.
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const version = '2.1.332';
@@ -120,11 +120,62 @@ async function validateDir(ctx, dir, label) {
   return { passed: result.code === 0 && lines.includes('✔ Validation passed'), lines };
 }
 
+/** One print-mode session with the plugin loaded from `dir`: until its SessionStart hooks have all answered. */
+async function pluginSession(ctx, dir) {
+  const session = ctx.session([claude(ctx), '-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--plugin-dir', dir]);
+  session.send({ type: 'control_request', request_id: 'r0', request: { subtype: 'initialize' } });
+  await session.waitFor((m) => m.type === 'control_response' && m.response?.request_id === 'r0', 'initialize');
+  const sessionStart = (subtype) => session.messages.filter((m) => m.type === 'system' && m.subtype === subtype && m.hook_event === 'SessionStart');
+  const deadline = Date.now() + 15_000;
+  while (sessionStart('hook_response').length < sessionStart('hook_started').length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  await session.close();
+  return sessionStart('hook_response');
+}
+
+/**
+ * What installing the plugin does not do and its SessionStart link hook must:
+ * after a session with the plugin, ~/.claude/gsd-core (where the prompts read
+ * the payload) leads to the plugin's own gsd-core/; a user's own install
+ * there, or a link of the user's that leads nowhere, is left as it was (and
+ * the latter is told to the model on the hook's stdout).
+ */
+async function payloadLink(ctx, dir, name) {
+  const link = path.join(ctx.box.home, '.claude', 'gsd-core');
+  const own = path.join(dir, 'gsd-core');
+  let passed = 0;
+  const responses = await pluginSession(ctx, dir);
+  for (const response of responses.filter((r) => r.exit_code !== 0 || r.stdout)) {
+    ctx.findings.fail(`plugin ${name}: SessionStart hook exited ${response.exit_code}: ${String(response.stdout || response.stderr).trim().slice(0, 300)}`);
+  }
+  if (!existsSync(link)) ctx.findings.fail(`plugin ${name}: ~/.claude/gsd-core: no link to the plugin's gsd-core/ after session start`);
+  else if (!lstatSync(link).isSymbolicLink() || !existsSync(own) || realpathSync(link) !== realpathSync(own)) ctx.findings.fail(`plugin ${name}: ~/.claude/gsd-core leads to ${realpathSync(link)}, not the plugin's gsd-core/`);
+  else if (!existsSync(path.join(link, 'bin', 'gsd-tools.cjs'))) ctx.findings.fail(`plugin ${name}: ~/.claude/gsd-core/bin/gsd-tools.cjs: not there through the link`);
+  else passed += 1;
+  // A user's own install: the next session leaves it alone.
+  rmSync(link, { recursive: true, force: true });
+  mkdirSync(link, { recursive: true });
+  writeFileSync(path.join(link, 'mine.txt'), 'a user install\n');
+  await pluginSession(ctx, dir);
+  if (lstatSync(link).isSymbolicLink() || !existsSync(path.join(link, 'mine.txt'))) ctx.findings.fail(`plugin ${name}: a session replaced the user's own ~/.claude/gsd-core`);
+  else passed += 1;
+  // A link of the user's that leads nowhere: left as it is, and the hook says so (its stdout is the model's context).
+  rmSync(link, { recursive: true, force: true });
+  const nowhere = path.join(ctx.box.tmp, 'removed-checkout', 'gsd-core');
+  symlinkSync(nowhere, link);
+  const told = (await pluginSession(ctx, dir)).some((r) => r.exit_code === 0 && /leads to no folder; the plugin leaves it alone/.test(String(r.stdout)));
+  if (!lstatSync(link).isSymbolicLink() || readlinkSync(link) !== nowhere) ctx.findings.fail(`plugin ${name}: a session replaced the user's own dangling ~/.claude/gsd-core link`);
+  else if (!told) ctx.findings.fail(`plugin ${name}: a session with a dangling ~/.claude/gsd-core of the user's said nothing about it`);
+  else passed += 1;
+  rmSync(link, { force: true });
+  ctx.findings.count('payload links', 3, passed);
+}
+
 /**
  * The marketplace tree of `gsd-build plugin` (ctx.tree): the validator on the
  * marketplace and on each plugin it lists, then what it does not check: each
- * listed plugin folder exists, and every hook command's
- * "${CLAUDE_PLUGIN_ROOT}/…" script is in the plugin.
+ * listed plugin folder exists, every hook command's
+ * "${CLAUDE_PLUGIN_ROOT}/…" script is in the plugin, and a session with the
+ * plugin links ~/.claude/gsd-core to its payload (payloadLink).
  */
 async function validatePlugin(ctx) {
   const marketplace = await validateDir(ctx, ctx.tree, 'marketplace');
@@ -144,6 +195,7 @@ async function validatePlugin(ctx) {
     }
     const result = await validateDir(ctx, dir, `plugin ${entry.name}`);
     if (result.passed) passed += 1;
+    await payloadLink(ctx, dir, entry.name);
     const hooksFile = path.join(dir, 'hooks', 'hooks.json');
     const hooks = existsSync(hooksFile) ? JSON.parse(readFileSync(hooksFile, 'utf8')).hooks ?? {} : {};
     for (const [event, groups] of Object.entries(hooks)) {
@@ -172,7 +224,7 @@ export default {
     await validate(ctx);
   },
   plugin: {
-    what: 'plugin.json version a number, a hook script missing, marketplace without owner',
+    what: 'plugin.json version a number, the link hook script missing, marketplace without owner',
     validate: validatePlugin,
     async break(ctx) {
       const marketplaceFile = path.join(ctx.tree, '.claude-plugin', 'marketplace.json');
@@ -182,10 +234,16 @@ export default {
       const dir = path.join(ctx.tree, marketplace.plugins[0].source);
       const manifestFile = path.join(dir, '.claude-plugin', 'plugin.json');
       writeFileSync(manifestFile, JSON.stringify({ ...JSON.parse(readFileSync(manifestFile, 'utf8')), version: 1 }, null, 2));
+      // The SessionStart link hook: the validator does not see it is gone, the file check and the session do.
       const hooks = JSON.parse(readFileSync(path.join(dir, 'hooks', 'hooks.json'), 'utf8')).hooks;
-      const script = /\$\{CLAUDE_PLUGIN_ROOT\}\/(hooks\/[^"]+)/.exec(Object.values(hooks)[0][0].hooks[0].command)[1];
+      const script = /\$\{CLAUDE_PLUGIN_ROOT\}\/(hooks\/[^"]+)/.exec(hooks.SessionStart[0].hooks[0].command)[1];
       rmSync(path.join(dir, script));
-      return [/marketplace: .*owner/, /plugin \S+: version/, new RegExp(`runs ${script.replace(/[.]/g, '\\.')}, which the plugin does not ship`)];
+      return [
+        /marketplace: .*owner/,
+        /plugin \S+: version/,
+        new RegExp(`runs ${script.replace(/[.]/g, '\\.')}, which the plugin does not ship`),
+        /SessionStart hook exited|no link to the plugin's gsd-core/,
+      ];
     },
   },
   fixture: {
