@@ -52,7 +52,7 @@ pipeline('should produce an IR valid against schemas/ir.schema.json', () => {
 /** Files composition wrote or changed (capability stubs and step files): their text is not the source's. */
 function composedPaths(): Set<string> {
   const entries = Object.values(compiled.ir.composition ?? {}).flat();
-  return new Set([...entries.map((entry) => entry.step), ...entries.map((entry) => `gsd-core/workflows/${entry.workflow}.md`)]);
+  return new Set([...entries.flatMap((entry) => (entry.step ? [entry.step] : [])), ...entries.map((entry) => `gsd-core/workflows/${entry.workflow}.md`)]);
 }
 
 /** A capability's own commands, agents and templates: corpus path → the file in its folder (the source they are read from). */
@@ -117,10 +117,15 @@ pipeline('should ship the section manifest with every marked workflow', () => {
   const manifest = JSON.parse(text(bundles.get('codex/local')!, '.codex/gsd-core/workflows/section-manifest.json'));
   const marked = compiled.ir.nodes.filter((node) => node.kind === 'workflow' && node.sections.some((s) => s.explicit));
   assert.equal(Object.keys(manifest.workflows).sort(), marked.map((node) => node.name).sort());
-  for (const entries of Object.values(manifest.workflows) as { id: string; when: string; read: string }[][]) {
+  const inline = new Set(Object.values(compiled.ir.composition ?? {}).flat().filter((entry) => entry.placement === 'inline').map((entry) => `${entry.workflow}/${entry.section}`));
+  assert.ok(inline.size > 0, 'first-party capabilities compose inline');
+  for (const [workflow, entries] of Object.entries(manifest.workflows as Record<string, { id: string; when: string; read?: string; inline?: true }[]>)) {
     for (const entry of entries) {
       // config:<key> atoms come from composed capabilities; the runtime evaluates them on the key.
       assert.ok(Object.prototype.hasOwnProperty.call(WHEN_PREDICATES, entry.when) || entry.when.startsWith('config:'), `${entry.when}: the runtime's section selection evaluates it`);
+      // A contribution composed inline reads nothing; every other section reads its step file.
+      assert.is(entry.inline === true, inline.has(`${workflow}/${entry.id}`), `${workflow}/${entry.id}`);
+      if (entry.inline) continue;
       assert.ok(bundles.get('codex/local')!.has(`.codex/${entry.read}`), entry.read);
     }
   }
@@ -128,7 +133,7 @@ pipeline('should ship the section manifest with every marked workflow', () => {
 
 pipeline('should give the same bundles for CRLF and BOM sources', async () => {
   const copy = copySource();
-  const generatedSteps = new Set(Object.values(compiled.ir.composition ?? {}).flat().map((entry) => entry.step));
+  const generatedSteps = new Set(Object.values(compiled.ir.composition ?? {}).flat().flatMap((entry) => (entry.step ? [entry.step] : [])));
   // A capability's own files stay as they are: converting them would change its folder's digest, which manifests record.
   const placed = placedPaths();
   for (const node of compiled.ir.nodes.filter((n) => n.path.endsWith('.md') && !generatedSteps.has(n.path) && !placed.has(n.path))) {
