@@ -8,13 +8,13 @@
 // build fails naming the capability, the point and the bytes.
 // Order at a point: producers before consumers of an artifact, capability id
 // (then manifest order) as the tiebreak; a cycle is an error naming both ends.
-// Which contribution goes inline is decided in that order, points in host
-// line order: the first ones that fit stay inline.
+// Which contribution goes inline is decided in that order, points in the
+// core loop's order (within a host, its line order): the first that fit stay inline.
 // Pure: first-pass IR and capabilities in, source files to rebuild from out.
 import { compareText, diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { ComposedEntry, IrNode } from '../ir/types.ts';
 import { ownCorpusPath, OWN_FILE_HOMES, type Capability, type CapabilityContribution } from '../load/load-capabilities.ts';
-import { LOOP_ROLES } from '../load/parse-loop-points.ts';
+import { LOOP_POINTS, LOOP_ROLES } from '../load/parse-loop-points.ts';
 import { splitLines } from '../load/scan-lines.ts';
 import type { SourceFile } from '../load/read-source-tree.ts';
 
@@ -85,7 +85,9 @@ export function composeCapabilities(
   const points: Record<string, ComposedEntry[]> = {};
   const added: SourceFile[] = [];
   const hostText = new Map<string, { node: IrNode; inserts: { afterLine: number; text: string }[]; bytes: number }>();
-  const orderedPoints = [...byPoint.keys()].sort((a, b) => hosts.get(a)!.line - hosts.get(b)!.line || compareText(hosts.get(a)!.node.path, hosts.get(b)!.node.path));
+  // Points in loop-points.json order (the core loop's, and within a host its line order).
+  const rank = new Map(LOOP_POINTS.map((spec, index) => [spec.point, index]));
+  const orderedPoints = [...byPoint.keys()].sort((a, b) => rank.get(a)! - rank.get(b)! || hosts.get(a)!.line - hosts.get(b)!.line);
   for (const point of orderedPoints) {
     const { node: host, line } = hosts.get(point)!;
     const ordered = orderAtPoint(byPoint.get(point)!, manifestOf, diagnostics);

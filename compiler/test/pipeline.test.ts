@@ -16,6 +16,7 @@ import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { isBundleMetadata } from '../emit/bundle-manifest.ts';
 import { suite, assert } from './harness.ts';
 import { ownCorpusPath } from '../load/load-capabilities.ts';
+import { LOOP_POINTS } from '../load/parse-loop-points.ts';
 import { copySource } from './fixture-support.ts';
 import { compareWithBaseline, loadBudgets } from '../check/check-budgets.ts';
 
@@ -111,6 +112,17 @@ pipeline('should take the when= atoms from the runtime predicate table or the fr
   assert.equal([...ours.atoms].sort(), Object.keys(WHEN_PREDICATES).sort(), 'exactly the runtime\'s own list');
   assert.is(whenVocabulary([table], loadLayout('gsd-core')), FROZEN_WHEN, 'the upstream layout keeps the frozen vocabulary');
   assert.is(whenVocabulary([], loadLayout('gsd-build')), FROZEN_WHEN, 'a tree without a runtime falls back to it');
+});
+
+pipeline('should list the composed loop points in the core loop\'s order, each entry inline or in its step file', () => {
+  const composition = compiled.ir.composition ?? {};
+  const points = Object.keys(composition);
+  assert.ok(points.length >= 4, points.join(' '));
+  assert.equal(points, LOOP_POINTS.map((spec) => spec.point).filter((point) => points.includes(point)));
+  for (const entry of Object.values(composition).flat()) {
+    assert.is(entry.placement === 'step', entry.step !== undefined, `${entry.section}: a step file exactly when moved`);
+    if (entry.placement === 'inline') assert.equal([entry.hostBytes, entry.stepBytes], [entry.inlineBytes, 0], entry.section);
+  }
 });
 
 pipeline('should ship the section manifest with every marked workflow', () => {
