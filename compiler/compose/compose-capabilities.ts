@@ -117,7 +117,9 @@ export function composeCapabilities(
       let placed: { text: string; hostBytes: number; step?: { path: string; bytes: number } };
       if (fits(inlineBytes)) {
         placed = { text: inline.text, hostBytes: inlineBytes };
-        insertions.push({ afterLine: line, lines: lineCount(inline.text), ...where, fragment: { file: `${capability.display}/${entry.fragment}`, from: 1 + inline.headerLines + 1, lines: entry.text.replace(/\n$/, '').split('\n').length } });
+        // The fragment's first line comes after the blank line and the header.
+        const fragment = { file: `${capability.display}/${entry.fragment}`, from: inline.headerLines + 2, lines: entry.text.replace(/\n$/, '').split('\n').length };
+        insertions.push({ afterLine: line, lines: lineCount(inline.text), ...where, fragment });
       } else {
         const stub = stubText(section, when, step, capability.id, point);
         const stubBytes = insertedBytes(stub);
