@@ -12,7 +12,7 @@ import { loadHooks, loadSettingsHooks, type HookEntry } from './load/load-hooks.
 import { detectLayout, loadLayout, type Layout } from './load/layout.ts';
 import { readSourceTree, type SourceFile } from './load/read-source-tree.ts';
 import { firstPartySources, loadCapabilities, type Capability, type CapabilityHook, type CapabilitySource, type ConfigKeySpec, type SchemaNode } from './load/load-capabilities.ts';
-import { composeCapabilities, placeOwnFiles, remapDiagnostics, type LineOrigin } from './compose/compose-capabilities.ts';
+import { composeCapabilities, inComposedText, inlineSections, placeOwnFiles, remapDiagnostics, type LineOrigin } from './compose/compose-capabilities.ts';
 import { buildCorpusRuntime, type BuiltRuntime } from './load/build-runtime.ts';
 import { checkFrontmatter } from './check/check-frontmatter.ts';
 import { checkReferences } from './check/check-references.ts';
@@ -149,7 +149,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
   const checked: Diagnostic[] = [
     ...checkFrontmatter(ir.nodes),
     ...checkReferences(ir.nodes),
-    ...checkStepFiles(ir.nodes),
+    ...checkStepFiles(ir.nodes, inlineSections(ir.composition)),
     ...checkVariants(ir.nodes),
     ...checkLoopPoints(ir.nodes),
     ...checkBudgets(budgetRows, budgets),
@@ -314,8 +314,8 @@ async function composeStage(options: CompileOptions, layout: Layout, version: st
   const hooks = loaded.capabilities.flatMap((capability) => capability.hooks.map((hook) => ({ capability, hook })));
   if (Object.keys(composition.points).length === 0 && placed.own.size === 0) return { ir: { ...ir, capabilities }, files, origins: null, hooks, diagnostics };
   const rebuilt = buildIr(composition.files, { ...vocabulary, atoms: new Set([...vocabulary.atoms, ...composition.atoms]) }, layout);
-  // The corpus's own findings came from the first pass; the second adds only those in the files composition generated or placed.
-  diagnostics.push(...remapDiagnostics(rebuilt.diagnostics.filter((d) => composition.origins.steps.has(d.file) || placed.own.has(d.file)), composition.origins));
+  // The corpus's own findings came from the first pass; the second adds only those in the text composition generated or placed.
+  diagnostics.push(...remapDiagnostics(rebuilt.diagnostics.filter((d) => inComposedText(d, composition.origins) || placed.own.has(d.file)), composition.origins));
   return { ir: { ...rebuilt.ir, capabilities, composition: composition.points }, files: composition.files, origins: composition.origins, hooks, diagnostics };
 }
 

@@ -1,16 +1,17 @@
-// Sections and their step files: every explicit section has steps/<id>.md,
+// Sections and their step files: every explicit section has steps/<id>.md
+// (but a capability's contribution composed inline, which is its own text),
 // and every steps/ or modes/ file is reached from its workflow.
 import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { IrNode } from '../ir/types.ts';
 import { canonicalId } from './check-variants.ts';
 
-export function checkStepFiles(nodes: readonly IrNode[]): Diagnostic[] {
+export function checkStepFiles(nodes: readonly IrNode[], inline: ReadonlySet<string> = new Set()): Diagnostic[] {
   const byId = new Map(nodes.map((node) => [node.id, node]));
   const diagnostics: Diagnostic[] = [];
   for (const workflow of nodes) {
     if (workflow.kind !== 'workflow') continue;
     for (const section of workflow.sections) {
-      if (!section.explicit) continue;
+      if (!section.explicit || inline.has(`${workflow.name}/${section.id}`)) continue;
       if (!byId.has(`step:${workflow.name}/${section.id}`)) {
         diagnostics.push(
           diagnostic(workflow.path, section.markerLine ?? section.startLine, 1, 'step-file-missing', `expected gsd-core/workflows/${workflow.name}/steps/${section.id}.md for section "${section.id}", found no such file`),

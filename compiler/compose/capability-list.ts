@@ -1,5 +1,6 @@
 // gsd-core/capabilities.json in every bundle built with capabilities: what
-// each one is, its config keys and where it was composed in. The runtime CLI
+// each one is, its config keys and where it was composed in (inline in the
+// workflow, or in a step file read only when its section is selected). The runtime CLI
 // reads it for `capability list`; nothing else at run time needs it.
 import type { CorpusIr } from '../ir/types.ts';
 
@@ -17,7 +18,15 @@ export function capabilityListText(ir: CorpusIr): string | null {
     config: Object.fromEntries(Object.entries(capability.config).map(([key, spec]) => [key, { type: spec.type, default: spec.default }])),
     contributions: entries
       .filter((entry) => entry.capability === capability.id)
-      .map((entry) => ({ point: entry.point, kind: entry.kind, workflow: entry.workflow, section: entry.section, when: entry.when.slice('config:'.length) })),
+      .map((entry) => ({
+        point: entry.point,
+        kind: entry.kind,
+        workflow: entry.workflow,
+        section: entry.section,
+        when: entry.when.slice('config:'.length),
+        placement: entry.placement,
+        ...(entry.step ? { step: entry.step } : {}),
+      })),
   }));
   return `${JSON.stringify({ capabilities }, null, 2)}\n`;
 }

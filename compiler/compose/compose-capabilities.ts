@@ -1,26 +1,44 @@
-// Capabilities into loop points, at build time. Each contribution becomes a
-// step file of its host workflow (read only when its section is selected) and
-// a stub in a gsd:section after the loop marker, whose when= is the
-// capability's config key (`config:<key>`): the runtime CLI's section
-// selection turns it on or off per project, with no registry at run time.
+// Capabilities into loop points, at build time. Each contribution is spliced
+// into its host workflow right after the loop marker, in a gsd:section whose
+// when= is the capability's config key (`config:<key>`): the runtime CLI's
+// section selection turns it on or off per project, with no registry at run
+// time. A contribution whose text would push the host past its byte ceiling
+// goes, whole, into a step file of the host (read only when its section is
+// selected) behind a short stub instead; when even the stub does not fit, the
+// build fails naming the capability, the point and the bytes.
 // Order at a point: producers before consumers of an artifact, capability id
 // (then manifest order) as the tiebreak; a cycle is an error naming both ends.
+// Which contribution goes inline is decided in that order, points in the
+// core loop's order (within a host, its line order): the first that fit stay inline.
 // Pure: first-pass IR and capabilities in, source files to rebuild from out.
 import { compareText, diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { ComposedEntry, IrNode } from '../ir/types.ts';
 import { ownCorpusPath, OWN_FILE_HOMES, type Capability, type CapabilityContribution } from '../load/load-capabilities.ts';
-import { LOOP_ROLES } from '../load/parse-loop-points.ts';
+import { LOOP_POINTS, LOOP_ROLES } from '../load/parse-loop-points.ts';
 import { splitLines } from '../load/scan-lines.ts';
 import type { SourceFile } from '../load/read-source-tree.ts';
 
 /** Where composed text came from, to put diagnostics on the files people edit. */
 export interface LineOrigin {
-  /** Host: inserted after `afterLine` (original numbering), `lines` lines from `source`. */
-  insertions: Map<string, { afterLine: number; lines: number; file: string; line: number; column: number }[]>;
+  /**
+   * Host: inserted after `afterLine` (original numbering), `lines` lines for the entry at `line`:`column` of
+   * `file` (its capability.json); an inline entry's fragment is lines `fragment.from` to `fragment.from +
+   * fragment.lines - 1` of the insertion (1-based), line 1 of `fragment.file` at the first.
+   */
+  insertions: Map<string, Insertion[]>;
   /** Step file → the fragment it carries, below `headerLines` generated lines. */
   steps: Map<string, { headerLines: number; fragmentFile: string; manifestFile: string; line: number; column: number }>;
   /** A capability's own command, agent or template at its corpus path → the file in the capability folder. */
   own: Map<string, string>;
+}
+
+export interface Insertion {
+  afterLine: number;
+  lines: number;
+  file: string;
+  line: number;
+  column: number;
+  fragment?: { file: string; from: number; lines: number };
 }
 
 export interface Composition {
@@ -67,14 +85,18 @@ export function composeCapabilities(
   const points: Record<string, ComposedEntry[]> = {};
   const added: SourceFile[] = [];
   const hostText = new Map<string, { node: IrNode; inserts: { afterLine: number; text: string }[]; bytes: number }>();
-  const orderedPoints = [...byPoint.keys()].sort((a, b) => hosts.get(a)!.line - hosts.get(b)!.line || compareText(hosts.get(a)!.node.path, hosts.get(b)!.node.path));
+  // Points in loop-points.json order (the core loop's, and within a host its line order).
+  const rank = new Map(LOOP_POINTS.map((spec, index) => [spec.point, index]));
+  const orderedPoints = [...byPoint.keys()].sort((a, b) => rank.get(a)! - rank.get(b)! || hosts.get(a)!.line - hosts.get(b)!.line);
   for (const point of orderedPoints) {
     const { node: host, line } = hosts.get(point)!;
     const ordered = orderAtPoint(byPoint.get(point)!, manifestOf, diagnostics);
     const state = hostText.get(host.path) ?? { node: host, inserts: [], bytes: host.bytes };
     hostText.set(host.path, state);
-    const stubs: string[] = [];
+    const texts: string[] = [];
     const composed: ComposedEntry[] = [];
+    const insertions = origins.insertions.get(host.path) ?? [];
+    origins.insertions.set(host.path, insertions);
     const perCapability = new Map<string, number>();
     const sectionIds = new Set(host.sections.map((section) => section.id));
     for (const { capability, entry } of ordered) {
@@ -87,20 +109,50 @@ export function composeCapabilities(
         continue;
       }
       const when = `config:${entry.when}`;
-      const stub = stubText(section, when, step, capability.id, point);
-      const stubBytes = Buffer.byteLength(stub, 'utf8') + 1;
       const ceiling = ceilingOf(host.path);
-      if (ceiling !== null && state.bytes + stubBytes > ceiling) {
-        diagnostics.push(
-          diagnostic(manifestOf(capability), entry.line, entry.column, 'capability-over-budget', `expected ${host.path} within its ${ceiling}-byte ceiling, found ${state.bytes + stubBytes} bytes with the ${stubBytes}-byte stub of capability ${capability.id} at ${point}`),
-        );
-        continue;
+      const inline = inlineText(section, when, capability, entry, point);
+      const inlineBytes = insertedBytes(inline.text);
+      const fits = (bytes: number) => ceiling === null || state.bytes + bytes <= ceiling;
+      const where = { file: manifestOf(capability), line: entry.line, column: entry.column };
+      let placed: { text: string; hostBytes: number; step?: { path: string; bytes: number } };
+      if (fits(inlineBytes)) {
+        placed = { text: inline.text, hostBytes: inlineBytes };
+        // The fragment's first line comes after the blank line and the header.
+        const fragment = { file: `${capability.display}/${entry.fragment}`, from: inline.headerLines + 2, lines: entry.text.replace(/\n$/, '').split('\n').length };
+        insertions.push({ afterLine: line, lines: lineCount(inline.text), ...where, fragment });
+      } else {
+        const stub = stubText(section, when, step, capability.id, point);
+        const stubBytes = insertedBytes(stub);
+        if (!fits(stubBytes)) {
+          diagnostics.push(
+            diagnostic(
+              where.file,
+              where.line,
+              where.column,
+              'capability-over-budget',
+              `expected ${host.path} within its ${ceiling}-byte ceiling, found ${state.bytes + inlineBytes} bytes with capability ${capability.id} at ${point} inline (${inlineBytes} bytes) and ${state.bytes + stubBytes} with it moved to a step file (its ${stubBytes}-byte stub)`,
+            ),
+          );
+          continue;
+        }
+        diagnostics.push({
+          ...diagnostic(
+            where.file,
+            where.line,
+            where.column,
+            'capability-moved',
+            `expected capability ${capability.id} at ${point} inline in ${host.path}, found ${state.bytes + inlineBytes} bytes that way, past its ${ceiling}-byte ceiling: moved to ${step}, read only when its section is selected (${stubBytes}-byte stub)`,
+          ),
+          severity: 'warning',
+        });
+        const { text, headerLines } = stepText(capability, entry, point);
+        added.push({ path: step, bytes: new TextEncoder().encode(text) });
+        origins.steps.set(step, { headerLines, fragmentFile: `${capability.display}/${entry.fragment}`, manifestFile: where.file, line: where.line, column: where.column });
+        placed = { text: stub, hostBytes: stubBytes, step: { path: step, bytes: Buffer.byteLength(text, 'utf8') } };
+        insertions.push({ afterLine: line, lines: lineCount(stub), ...where });
       }
-      state.bytes += stubBytes;
-      const { text, headerLines } = stepText(capability, entry, point);
-      added.push({ path: step, bytes: new TextEncoder().encode(text) });
-      origins.steps.set(step, { headerLines, fragmentFile: `${capability.display}/${entry.fragment}`, manifestFile: manifestOf(capability), line: entry.line, column: entry.column });
-      stubs.push(stub);
+      state.bytes += placed.hostBytes;
+      texts.push(placed.text);
       composed.push({
         capability: capability.id,
         kind: entry.kind,
@@ -108,7 +160,8 @@ export function composeCapabilities(
         workflow: host.name,
         section,
         when,
-        step,
+        placement: placed.step ? 'step' : 'inline',
+        ...(placed.step ? { step: placed.step.path } : {}),
         ...(entry.into !== undefined ? { into: entry.into } : {}),
         ...(entry.run !== undefined ? { run: entry.run } : {}),
         ...(entry.blocking !== undefined ? { blocking: entry.blocking } : {}),
@@ -116,20 +169,15 @@ export function composeCapabilities(
         consumes: entry.consumes,
         onError: entry.onError,
         fragment: entry.fragment,
-        stubBytes,
-        stepBytes: Buffer.byteLength(text, 'utf8'),
+        hostBytes: placed.hostBytes,
+        inlineBytes,
+        stepBytes: placed.step?.bytes ?? 0,
       });
-      const insertions = origins.insertions.get(host.path) ?? [];
-      insertions.push({ afterLine: line, lines: 0, file: manifestOf(capability), line: entry.line, column: entry.column });
-      origins.insertions.set(host.path, insertions);
     }
-    if (stubs.length === 0) continue;
+    if (texts.length === 0) continue;
     points[point] = composed;
-    // Each stub after a blank line of its own; the blank line that followed the marker still follows the last.
-    state.inserts.push({ afterLine: line, text: stubs.map((stub) => `\n${stub}\n`).join('') });
-    const insertions = origins.insertions.get(host.path)!;
-    const mine = insertions.slice(insertions.length - stubs.length);
-    stubs.forEach((stub, index) => (mine[index]!.lines = stub.split('\n').length + 1));
+    // Each entry after a blank line of its own; the blank line that followed the marker still follows the last.
+    state.inserts.push({ afterLine: line, text: texts.map((text) => `\n${text}\n`).join('') });
   }
 
   const replaced = new Map<string, SourceFile>();
@@ -188,11 +236,40 @@ function stubText(section: string, when: string, step: string, capability: strin
   ].join('\n');
 }
 
+/**
+ * The contribution in its host: the section, a tag naming where it came from,
+ * the selection rule in words (bundles drop the marker lines), what to do, the fragment.
+ */
+function inlineText(section: string, when: string, capability: Capability, entry: CapabilityContribution, point: string): { text: string; headerLines: number } {
+  const header = [
+    `<!-- gsd:section id="${section}" when="${when}" -->`,
+    `<capability id="${capability.id}" version="${capability.version}" point="${point}">`,
+    `Only when \`section_manifest\` is null or lists \`${section}\` as included, do what this block says; otherwise skip to its end.`,
+    instructionText(entry),
+    '',
+  ];
+  return { text: [...header, entry.text.replace(/\n$/, ''), '</capability>', '<!-- /gsd:section -->'].join('\n'), headerLines: header.length };
+}
+
+/** Bytes a composed text adds to its host: it and the blank line before it, each ending in a line feed. */
+function insertedBytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8') + 2;
+}
+
+/** Host lines a composed text adds: the blank line before it and its own. */
+function lineCount(text: string): number {
+  return text.split('\n').length + 1;
+}
+
+/** What to do with the fragment, and what to do when that cannot be done. */
+function instructionText(entry: CapabilityContribution): string {
+  const onError = entry.onError === 'halt' ? 'If this cannot be done, stop the workflow and say why.' : 'If this cannot be done (a tool or file is missing), say so and go on.';
+  return `${leadText(entry)} ${onError}`;
+}
+
 /** The step file: a provenance line, what to do with the fragment, the fragment. */
 function stepText(capability: Capability, entry: CapabilityContribution, point: string): { text: string; headerLines: number } {
-  const lead = leadText(entry);
-  const onError = entry.onError === 'halt' ? 'If this cannot be done, stop the workflow and say why.' : 'If this cannot be done (a tool or file is missing), say so and go on.';
-  const header = `<!-- From capability ${capability.id} ${capability.version} (${entry.fragment}), composed at ${point} by gsd-build. -->\n${lead} ${onError}\n\n`;
+  const header = `<!-- From capability ${capability.id} ${capability.version} (${entry.fragment}), composed at ${point} by gsd-build. -->\n${instructionText(entry)}\n\n`;
   return { text: header + entry.text, headerLines: header.split('\n').length - 1 };
 }
 
@@ -253,6 +330,25 @@ export function placeOwnFiles(files: readonly SourceFile[], capabilities: readon
   return { files: [...files, ...placed].sort((a, b) => compareText(a.path, b.path)), own, diagnostics };
 }
 
+/** Whether a finding of the second pass lies in text composition wrote: a step file, or lines it spliced into a host. */
+export function inComposedText(d: Diagnostic, origins: LineOrigin): boolean {
+  if (origins.steps.has(d.file)) return true;
+  const insertions = origins.insertions.get(d.file);
+  if (!insertions) return false;
+  let offset = 0;
+  for (const insertion of [...insertions].sort((a, b) => a.afterLine - b.afterLine)) {
+    if (d.line <= insertion.afterLine + offset) return false;
+    if (d.line <= insertion.afterLine + offset + insertion.lines) return true;
+    offset += insertion.lines;
+  }
+  return false;
+}
+
+/** Section keys (`<workflow>/<section id>`) of the entries composed inline: they have no step file. */
+export function inlineSections(points: Readonly<Record<string, readonly ComposedEntry[]>> | undefined): Set<string> {
+  return new Set(Object.values(points ?? {}).flatMap((entries) => entries.filter((entry) => entry.placement === 'inline').map((entry) => `${entry.workflow}/${entry.section}`)));
+}
+
 /** Diagnostics on composed text, moved to the files people edit: hosts' own lines, fragments, capability.json. */
 export function remapDiagnostics(diagnostics: readonly Diagnostic[], origins: LineOrigin): Diagnostic[] {
   return diagnostics.map((d) => {
@@ -267,7 +363,12 @@ export function remapDiagnostics(diagnostics: readonly Diagnostic[], origins: Li
     let offset = 0;
     for (const insertion of [...insertions].sort((a, b) => a.afterLine - b.afterLine)) {
       if (d.line <= insertion.afterLine + offset) break;
-      if (d.line <= insertion.afterLine + offset + insertion.lines) return { ...d, file: insertion.file, line: insertion.line, column: insertion.column };
+      if (d.line <= insertion.afterLine + offset + insertion.lines) {
+        const at = d.line - insertion.afterLine - offset;
+        const fragment = insertion.fragment;
+        if (fragment && at >= fragment.from && at < fragment.from + fragment.lines) return { ...d, file: fragment.file, line: at - fragment.from + 1 };
+        return { ...d, file: insertion.file, line: insertion.line, column: insertion.column };
+      }
       offset += insertion.lines;
     }
     return { ...d, line: d.line - offset };

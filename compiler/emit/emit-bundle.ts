@@ -5,6 +5,7 @@ import { stringify as stringifyToml } from 'smol-toml';
 import { compareText } from '../diagnostics.ts';
 import type { CapabilityView, CorpusIr, IrNode } from '../ir/types.ts';
 import { ownCorpusPath } from '../load/load-capabilities.ts';
+import { inlineSections } from '../compose/compose-capabilities.ts';
 import { buildSectionManifest } from '../compose/section-manifest.ts';
 import { CAPABILITY_LIST_FILE, capabilityListText } from '../compose/capability-list.ts';
 import type { CommandSurface, ConfigFile, ScopeId, Target, TargetScope } from '../targets/target-types.ts';
@@ -92,7 +93,7 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
       put(at(`{root}/${agentVariantPath(node.name, node.variant, payload)}`), text, { source: node.path });
     }
   }
-  put(at(`{root}/${payload}/workflows/section-manifest.json`), `${JSON.stringify(buildSectionManifest(ir.nodes, payload), null, 2)}\n`);
+  put(at(`{root}/${payload}/workflows/section-manifest.json`), `${JSON.stringify(buildSectionManifest(ir.nodes, payload, inlineSections(ir.composition)), null, 2)}\n`);
   put(at(`{root}/${payload}/VERSION`), `${version}\n`);
   const capabilityList = capabilityListText(ir);
   if (capabilityList !== null) put(at(`{root}/${CAPABILITY_LIST_FILE}`), capabilityList);

@@ -129,8 +129,10 @@ export interface ComposedEntry {
   section: string;
   /** The section's when atom: `config:<key>`. */
   when: string;
-  /** Corpus path of the step file. */
-  step: string;
+  /** Spliced into the host (inline), or moved to a step file behind a stub because inline it would pass the host's byte ceiling. */
+  placement: 'inline' | 'step';
+  /** Corpus path of the step file (placement step only). */
+  step?: string;
   into?: string;
   run?: { agent?: string; command?: string };
   blocking?: boolean;
@@ -139,8 +141,11 @@ export interface ComposedEntry {
   onError: 'skip' | 'halt';
   /** Folder-relative fragment path. */
   fragment: string;
-  /** Bytes added to the host (stub and its blank line), and bytes of the step file. */
-  stubBytes: number;
+  /** Bytes added to the host (the inline text or the stub, with the blank line before it). */
+  hostBytes: number;
+  /** Bytes the entry adds to the host inline (equal to hostBytes when inline). */
+  inlineBytes: number;
+  /** Bytes of the step file (0 when inline). */
   stepBytes: number;
 }
 

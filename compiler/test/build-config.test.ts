@@ -2,7 +2,7 @@
 // its capabilities are composed in without flags, folders relative to the
 // file; a file that breaks schemas/build-config.schema.json, or names a
 // capability that is not there, stops the build with a positioned finding.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../pipeline.ts';
 import { suite, assert } from './harness.ts';
@@ -27,6 +27,27 @@ config('should compose the capabilities gsd-build.json lists, with no flags', ()
   // Given again with --capability, it is composed once.
   const again = runCli(['--target', 'claude', '--scope', 'global', '--source', SOURCE, '--out', 'out2', '--no-cache', '--capability', example], { cwd: project });
   assert.is(again.status, 0, again.stderr);
+});
+
+config('should take a capability from an npm package installed in the project, by --capability and by gsd-build.json', () => {
+  const project = temporaryDir('build-config-npm');
+  const installed = path.join(project, 'node_modules', '@acme', 'changelog-capability');
+  mkdirSync(path.dirname(installed), { recursive: true });
+  cpSync(path.join(REPO_ROOT, 'examples', 'changelog-capability'), installed, { recursive: true });
+  writeFileSync(path.join(installed, 'package.json'), '{ "name": "@acme/changelog-capability", "version": "0.1.0" }\n');
+  const third = (out: string) =>
+    (JSON.parse(readFileSync(path.join(project, out, 'claude', 'global', 'gsd-file-manifest.json'), 'utf8')) as { capabilities: { id: string; origin: string; source: string }[] }).capabilities.filter((entry) => entry.origin === 'third-party');
+  const flag = runCli(['--target', 'claude', '--scope', 'global', '--source', SOURCE, '--out', 'out', '--no-cache', '--capability', '@acme/changelog-capability'], { cwd: project });
+  assert.is(flag.status, 0, flag.stderr);
+  assert.equal(third('out').map((entry) => `${entry.id} ${entry.source}`), ['changelog-capability npm:@acme/changelog-capability']);
+  writeFileSync(path.join(project, 'gsd-build.json'), '{ "capabilities": ["@acme/changelog-capability"] }\n');
+  const listed = runCli(['--target', 'claude', '--scope', 'global', '--source', SOURCE, '--out', 'out2', '--no-cache'], { cwd: project });
+  assert.is(listed.status, 0, listed.stderr);
+  assert.equal(third('out2').map((entry) => entry.source), ['npm:@acme/changelog-capability']);
+  const absent = runCli(['--target', 'claude', '--scope', 'global', '--source', SOURCE, '--out', 'out3', '--no-cache', '--capability', '@acme/not-installed'], { cwd: project });
+  assert.is.not(absent.status, 0);
+  assert.not.ok(existsSync(path.join(project, 'out3')), 'nothing written');
+  assert.match(absent.stderr, /expected --capability @acme\/not-installed to be a folder or an installed npm package with a capability\.json, found neither/);
 });
 
 config('should stop on a gsd-build.json that breaks its schema or names a missing capability, writing nothing', () => {

@@ -64,15 +64,55 @@ caps('should order contributions at a point producers first, then by capability 
   const { bundles } = emitBundles(compiled, [{ target: 'claude', scope: 'global' }]);
   const tree = bundles.get('claude/global')!;
   const host = String(tree.get('.claude/gsd-core/workflows/ship.md')!.contents);
-  const stub = (id: string) =>
-    `When \`section_manifest\` is null or lists \`${id}-ship-pre\` as included, read and\nfollow \`~/.claude/gsd-core/workflows/ship/steps/${id}-ship-pre.md\` (capability ${id}, ship:pre);\notherwise skip it and do not read the file.\n`;
-  assert.is(host, `# Ship\n\n${stub('beta')}\n${stub('zeta')}\n${stub('alpha')}\nShip it.\n\nDone.\n`);
-  const step = String(tree.get('.claude/gsd-core/workflows/ship/steps/alpha-ship-pre.md')!.contents);
-  assert.is(step, '<!-- From capability alpha 1.2.0 (fragments/f.md), composed at ship:pre by gsd-build. -->\nDo what follows yourself, at this point of the workflow. If this cannot be done (a tool or file is missing), say so and go on.\n\nRead NOTES.md.\n');
-  const manifest = JSON.parse(String(tree.get('.claude/gsd-core/workflows/section-manifest.json')!.contents)) as { workflows: Record<string, { id: string; when: string }[]> };
-  assert.equal(manifest.workflows['ship']!.map((entry) => `${entry.id} ${entry.when}`), ['beta-ship-pre config:beta.enabled', 'zeta-ship-pre config:zeta.enabled', 'alpha-ship-pre config:alpha.enabled']);
+  // Inline, each in its section (the marker lines go at emit): the selection rule in words, what to do, the fragment.
+  const inline = (id: string, fragment: string) =>
+    `<capability id="${id}" version="1.2.0" point="ship:pre">\nOnly when \`section_manifest\` is null or lists \`${id}-ship-pre\` as included, do what this block says; otherwise skip to its end.\nDo what follows yourself, at this point of the workflow. If this cannot be done (a tool or file is missing), say so and go on.\n\n${fragment}\n</capability>\n`;
+  assert.is(host, `# Ship\n\n${inline('beta', 'Say hello.')}\n${inline('zeta', 'Write NOTES.md.')}\n${inline('alpha', 'Read NOTES.md.')}\nShip it.\n\nDone.\n`);
+  assert.ok(![...tree.keys()].some((file) => file.includes('/ship/steps/')), 'no step files: everything fits inline');
+  assert.equal(compiled.ir.composition!['ship:pre']!.map((entry) => entry.placement), ['inline', 'inline', 'inline']);
+  const manifest = JSON.parse(String(tree.get('.claude/gsd-core/workflows/section-manifest.json')!.contents)) as { workflows: Record<string, { id: string; when: string; inline?: true }[]> };
+  assert.equal(manifest.workflows['ship']!.map((entry) => `${entry.id} ${entry.when} ${entry.inline}`), ['beta-ship-pre config:beta.enabled true', 'zeta-ship-pre config:zeta.enabled true', 'alpha-ship-pre config:alpha.enabled true']);
   const list = JSON.parse(String(tree.get('.claude/gsd-core/capabilities.json')!.contents)) as { capabilities: { id: string; origin: string }[] };
   assert.equal(list.capabilities.map((entry) => `${entry.id} ${entry.origin}`), ['alpha first-party', 'beta first-party', 'zeta first-party']);
+});
+
+caps('should splice contributions inline while the host stays within its ceiling, move the next to a step file, and count composed text in the closure', async () => {
+  const command = '---\nname: gsd:ship\ndescription: Ship the phase\nallowed-tools:\n  - Read\n---\n<execution_context>\n@~/.claude/gsd-core/workflows/ship.md\n</execution_context>\n';
+  const long = `${'Check every note of the phase against the plan and say which ones still need work before the branch is made.\n'.repeat(8)}`;
+  const files = {
+    'commands/gsd/ship.md': command,
+    'capabilities/alpha/capability.json': capability('alpha'),
+    'capabilities/alpha/fragments/f.md': 'Say hello.\n',
+    'capabilities/zeta/capability.json': capability('zeta'),
+    'capabilities/zeta/fragments/f.md': long,
+  };
+  const bare = await compile({ sourceDir: corpus({ 'commands/gsd/ship.md': command }) });
+  const open = await compile({ sourceDir: corpus(files) });
+  const [alpha, zeta] = open.ir.composition!['ship:pre']!;
+  assert.equal([alpha!.placement, zeta!.placement], ['inline', 'inline'], 'no ceiling: all inline');
+  const closure = (compiled: typeof bare) => compiled.budgetRows.find((row) => row.path === 'commands/gsd/ship.md')!.closureBytes!;
+  assert.is(closure(open) - closure(bare), alpha!.hostBytes + zeta!.hostBytes, 'the closure counts the inline text');
+
+  // Room for alpha inline and a stub, not for zeta inline.
+  const ceiling = Buffer.byteLength(SHIP) + alpha!.inlineBytes + 400;
+  assert.ok(zeta!.inlineBytes > 400);
+  const tight = await compile({ sourceDir: corpus({ ...files, 'budgets.json': JSON.stringify({ tiers: { workflow: { DEFAULT: ceiling } } }) }) });
+  assert.equal(errorsOf(tight.diagnostics).map((d) => formatDiagnostic(d)), []);
+  assert.equal(tight.diagnostics.map((d) => `${d.file} ${d.severity} ${d.code}`), ['capabilities/zeta/capability.json warning capability-moved']);
+  const [inline, moved] = tight.ir.composition!['ship:pre']!;
+  assert.equal([inline!.placement, moved!.placement, moved!.step], ['inline', 'step', 'gsd-core/workflows/ship/steps/zeta-ship-pre.md']);
+  assert.ok(moved!.hostBytes < 400 && moved!.stepBytes > moved!.inlineBytes - 400, `${moved!.hostBytes} ${moved!.stepBytes}`);
+  assert.is(closure(tight) - closure(bare), inline!.hostBytes + moved!.hostBytes, 'the closure counts the stub, not the lazily read step');
+  const tree = emitBundles(tight, [{ target: 'claude', scope: 'global' }]).bundles.get('claude/global')!;
+  const host = String(tree.get('.claude/gsd-core/workflows/ship.md')!.contents);
+  assert.ok(host.includes('\nSay hello.\n</capability>\n') && !host.includes('Check every note'), 'alpha inline, zeta behind its stub');
+  assert.ok(host.includes('`~/.claude/gsd-core/workflows/ship/steps/zeta-ship-pre.md`'));
+  assert.ok(String(tree.get('.claude/gsd-core/workflows/ship/steps/zeta-ship-pre.md')!.contents).endsWith(long));
+  const manifest = JSON.parse(String(tree.get('.claude/gsd-core/workflows/section-manifest.json')!.contents)) as { workflows: Record<string, Record<string, unknown>[]> };
+  assert.equal(manifest.workflows['ship'], [
+    { id: 'alpha-ship-pre', when: 'config:alpha.enabled', inline: true },
+    { id: 'zeta-ship-pre', when: 'config:zeta.enabled', read: 'gsd-core/workflows/ship/steps/zeta-ship-pre.md' },
+  ]);
 });
 
 caps('should compose byte-identically from CRLF sources and twice in a row', async () => {
@@ -126,7 +166,7 @@ caps('should follow a symlink that stays inside the folder and refuse one that l
   symlinkSync('../shared/text.md', path.join(source, 'capabilities/beta/fragments/f.md'));
   const compiled = await compile({ sourceDir: source });
   assert.equal(errorsOf(compiled.diagnostics).map((d) => formatDiagnostic(d)), []);
-  assert.ok(compiled.ir.nodes.some((node) => node.path === 'gsd-core/workflows/ship/steps/beta-ship-pre.md' && node.text.endsWith('Hello.\n')));
+  assert.ok(compiled.ir.nodes.some((node) => node.path === 'gsd-core/workflows/ship.md' && node.text.includes('\nHello.\n</capability>\n')));
   symlinkSync(path.join(source, 'secret.md'), path.join(source, 'capabilities/beta/fragments/leak.md'));
   assert.equal(await findings(source), ['capabilities/beta/fragments/leak.md:1:1: error capability-path expected a symlink that stays inside the capability folder, found one leading out of it']);
 });
@@ -170,7 +210,7 @@ caps('should ship a capability\'s own commands, agents, templates and hooks wher
   const entry = manifest.capabilities.find((c) => c.id === 'notes')!;
   assert.is(entry.hooks, true);
   assert.ok(entry.files.includes('.claude/hooks/notes-check.cjs') && entry.files.includes('.claude/agents/gsd-note-taker.md') && entry.files.includes('.claude/gsd-core/templates/notes.md'), entry.files.join(' '));
-  assert.ok(entry.files.includes('.claude/gsd-core/workflows/ship/steps/notes-ship-pre.md'), 'its step file');
+  assert.ok(!entry.files.some((file) => file.includes('/steps/')), 'no step file: its contribution went inline');
   assert.ok(!entry.files.includes('.claude/gsd-core/workflows/ship.md'), 'not the host it was composed into');
 });
 

@@ -26,17 +26,17 @@ example('should compile the changelog capability into every target and scope and
     source: 'examples/changelog-capability',
     digest: 'sha256:',
     hooks: false,
-    files: ['.claude/gsd-core/workflows/execute-phase/steps/changelog-capability-execute-post.md', '.claude/gsd-core/workflows/execute-phase/steps/changelog-capability-execute-wave-pre.md'],
+    // Both contributions fit inline: no step file of its own.
+    files: [],
   });
   assert.ok(manifest.capabilities.some((entry) => entry.id === 'nyquist-validation' && entry.origin === 'first-party'));
 
   const core = path.join(bundle, '.claude', 'gsd-core');
   const host = readFileSync(path.join(core, 'workflows', 'execute-phase.md'), 'utf8');
-  assert.ok(host.includes('`changelog-capability-execute-wave-pre` as included'), 'a stub at execute:wave:pre');
-  assert.ok(host.includes('`changelog-capability-execute-post` as included'), 'a stub at execute:post');
-  assert.ok(!host.includes('gsd:loop'), 'loop markers never reach a bundle');
-  const step = readFileSync(path.join(core, 'workflows', 'execute-phase', 'steps', 'changelog-capability-execute-wave-pre.md'), 'utf8');
-  assert.match(step, /^<!-- From capability changelog-capability 0\.1\.0 \(fragments\/executor-entry\.md\), composed at execute:wave:pre by gsd-build\. -->\nWhen you spawn gsd-executor at this point/);
+  assert.ok(host.includes('`changelog-capability-execute-wave-pre` as included'), 'inline at execute:wave:pre');
+  assert.ok(host.includes('`changelog-capability-execute-post` as included'), 'inline at execute:post');
+  assert.ok(!host.includes('gsd:loop') && !host.includes('gsd:section'), 'loop and section markers never reach a bundle');
+  assert.match(host, /\n<capability id="changelog-capability" version="0\.1\.0" point="execute:wave:pre">\nOnly when `section_manifest` is null or lists `changelog-capability-execute-wave-pre` as included, do what this block says; otherwise skip to its end\.\nWhen you spawn gsd-executor at this point/);
 
   // The bundled CLI knows the capability's key: default true, settable, and it drives the section selection.
   const project = temporaryDir('caps-project');

@@ -27,6 +27,12 @@ firstParty('should select each capability\'s composed steps only when its config
   const plan = readFileSync(path.join(core, 'workflows', 'plan-phase.md'), 'utf8');
   // The mapper's step comes before the planner's contribution that consumes its PATTERNS.md.
   assert.ok(plan.indexOf('`pattern-mapper-plan-pre`') < plan.indexOf('`pattern-mapper-plan-pre-2`'));
+  // Every one fits inline: its fragment is in the workflow, no step file ships for it.
+  for (const [id, { workflow, sections }] of Object.entries(SECTIONS)) {
+    const host = readFileSync(path.join(core, 'workflows', `${workflow}.md`), 'utf8');
+    assert.ok(host.includes(`<capability id="${id}" version="1.0.0"`), `${id} inline in ${workflow}`);
+    for (const section of sections) assert.ok(!existsSync(path.join(core, 'workflows', workflow, 'steps', `${section}.md`)), `${section}: no step file`);
+  }
 
   const project = temporaryDir('first-party-project');
   mkdirSync(path.join(project, '.planning'));
@@ -34,6 +40,8 @@ firstParty('should select each capability\'s composed steps only when its config
   const gsd = (...args: string[]) => spawnSync(process.execPath, [path.join(core, 'bin', 'gsd-tools.cjs'), ...args], { cwd: project, encoding: 'utf8', env: { ...process.env, GSD_NO_CODE_CACHE: '1' } });
   const selected = (workflow: string) => (JSON.parse(gsd('init', workflow, '1', '--pick', 'section_manifest.included').stdout || '[]') as string[]).filter((id) => OURS.test(id));
   assert.equal([...selected('plan-phase'), ...selected('execute-phase')], [], 'all off by default');
+  const read = JSON.parse(gsd('init', 'plan-phase', '1', '--pick', 'section_manifest.read').stdout || 'null') as string[];
+  assert.ok(Array.isArray(read) && !read.some((file) => /nyquist|pattern-mapper|threat-model/.test(file)), 'an inline section has no file to read');
   for (const [id, { key, workflow, sections }] of Object.entries(SECTIONS)) {
     const on = gsd('config-set', key, 'true');
     assert.is(on.status, 0, on.stderr);

@@ -16,6 +16,7 @@ import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { isBundleMetadata } from '../emit/bundle-manifest.ts';
 import { suite, assert } from './harness.ts';
 import { ownCorpusPath } from '../load/load-capabilities.ts';
+import { LOOP_POINTS } from '../load/parse-loop-points.ts';
 import { copySource } from './fixture-support.ts';
 import { compareWithBaseline, loadBudgets } from '../check/check-budgets.ts';
 
@@ -52,7 +53,7 @@ pipeline('should produce an IR valid against schemas/ir.schema.json', () => {
 /** Files composition wrote or changed (capability stubs and step files): their text is not the source's. */
 function composedPaths(): Set<string> {
   const entries = Object.values(compiled.ir.composition ?? {}).flat();
-  return new Set([...entries.map((entry) => entry.step), ...entries.map((entry) => `gsd-core/workflows/${entry.workflow}.md`)]);
+  return new Set([...entries.flatMap((entry) => (entry.step ? [entry.step] : [])), ...entries.map((entry) => `gsd-core/workflows/${entry.workflow}.md`)]);
 }
 
 /** A capability's own commands, agents and templates: corpus path → the file in its folder (the source they are read from). */
@@ -113,14 +114,30 @@ pipeline('should take the when= atoms from the runtime predicate table or the fr
   assert.is(whenVocabulary([], loadLayout('gsd-build')), FROZEN_WHEN, 'a tree without a runtime falls back to it');
 });
 
+pipeline('should list the composed loop points in the core loop\'s order, each entry inline or in its step file', () => {
+  const composition = compiled.ir.composition ?? {};
+  const points = Object.keys(composition);
+  assert.ok(points.length >= 4, points.join(' '));
+  assert.equal(points, LOOP_POINTS.map((spec) => spec.point).filter((point) => points.includes(point)));
+  for (const entry of Object.values(composition).flat()) {
+    assert.is(entry.placement === 'step', entry.step !== undefined, `${entry.section}: a step file exactly when moved`);
+    if (entry.placement === 'inline') assert.equal([entry.hostBytes, entry.stepBytes], [entry.inlineBytes, 0], entry.section);
+  }
+});
+
 pipeline('should ship the section manifest with every marked workflow', () => {
   const manifest = JSON.parse(text(bundles.get('codex/local')!, '.codex/gsd-core/workflows/section-manifest.json'));
   const marked = compiled.ir.nodes.filter((node) => node.kind === 'workflow' && node.sections.some((s) => s.explicit));
   assert.equal(Object.keys(manifest.workflows).sort(), marked.map((node) => node.name).sort());
-  for (const entries of Object.values(manifest.workflows) as { id: string; when: string; read: string }[][]) {
+  const inline = new Set(Object.values(compiled.ir.composition ?? {}).flat().filter((entry) => entry.placement === 'inline').map((entry) => `${entry.workflow}/${entry.section}`));
+  assert.ok(inline.size > 0, 'first-party capabilities compose inline');
+  for (const [workflow, entries] of Object.entries(manifest.workflows as Record<string, { id: string; when: string; read?: string; inline?: true }[]>)) {
     for (const entry of entries) {
       // config:<key> atoms come from composed capabilities; the runtime evaluates them on the key.
       assert.ok(Object.prototype.hasOwnProperty.call(WHEN_PREDICATES, entry.when) || entry.when.startsWith('config:'), `${entry.when}: the runtime's section selection evaluates it`);
+      // A contribution composed inline reads nothing; every other section reads its step file.
+      assert.is(entry.inline === true, inline.has(`${workflow}/${entry.id}`), `${workflow}/${entry.id}`);
+      if (entry.inline) continue;
       assert.ok(bundles.get('codex/local')!.has(`.codex/${entry.read}`), entry.read);
     }
   }
@@ -128,7 +145,7 @@ pipeline('should ship the section manifest with every marked workflow', () => {
 
 pipeline('should give the same bundles for CRLF and BOM sources', async () => {
   const copy = copySource();
-  const generatedSteps = new Set(Object.values(compiled.ir.composition ?? {}).flat().map((entry) => entry.step));
+  const generatedSteps = new Set(Object.values(compiled.ir.composition ?? {}).flat().flatMap((entry) => (entry.step ? [entry.step] : [])));
   // A capability's own files stay as they are: converting them would change its folder's digest, which manifests record.
   const placed = placedPaths();
   for (const node of compiled.ir.nodes.filter((n) => n.path.endsWith('.md') && !generatedSteps.has(n.path) && !placed.has(n.path))) {

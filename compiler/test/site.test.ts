@@ -67,15 +67,17 @@ site('should show what each capability contributes at each loop point', () => {
   const { dir } = builtSite();
   const page = readFileSync(path.join(dir, 'loop-points.html'), 'utf8');
   const row = page.slice(page.indexOf('<code>plan:post</code>'), page.indexOf('<code>execute:pre</code>'));
-  assert.match(row, /href="capabilities\/nyquist-validation\.html">nyquist-validation<\/a> \(contribution\)/);
+  assert.match(row, /href="capabilities\/nyquist-validation\.html">nyquist-validation<\/a> \(contribution, inline, \d+ bytes\)/);
   const capability = readFileSync(path.join(dir, 'capabilities/nyquist-validation.html'), 'utf8');
   assert.match(capability, /<code>workflow\.nyquist_validation<\/code>/);
   assert.match(capability, /<code>nyquist-validation-plan-post<\/code>/);
+  // Where it went and what it costs the workflow.
+  assert.match(capability, /<td>inline<\/td>\s*<td>\d+<\/td>/);
   // A capability's own agent is listed on its page and links to the agent's page; the mapper's step precedes the planner's contribution.
   const mapper = readFileSync(path.join(dir, 'capabilities/pattern-mapper.html'), 'utf8');
   assert.match(mapper, /Files of its own[\s\S]*<a href="[^"]*gsd-pattern-mapper[^"]*"><code>gsd-pattern-mapper<\/code><\/a>/);
   const pre = page.slice(page.indexOf('<code>plan:pre</code>'), page.indexOf('<code>plan:post</code>'));
-  assert.match(pre, /pattern-mapper<\/a> \(step\), <a [^>]*>pattern-mapper<\/a> \(contribution\)/);
+  assert.match(pre, /pattern-mapper<\/a> \(step, inline, \d+ bytes\), <a [^>]*>pattern-mapper<\/a> \(contribution, inline, \d+ bytes\)/);
 });
 
 site('should list every page in the search index', () => {

@@ -31,20 +31,24 @@ export function capabilityPages(context: SiteContext): Page[] {
       heading(2, 'contributions', 'What it adds where'),
       mine.length === 0
         ? paragraph('Nothing in this corpus: none of its points has a host workflow.')
-        : table(['Point', 'Kind', 'Workflow', 'Section (when)', 'Bytes (host stub + step file)'], mine.map((entry) => entryRow(context, path, entry))),
-      paragraph('Each contribution sits in its own gsd:section in the host workflow; the runtime CLI includes it when the config key is true for the project. ', link(relativeUrl(path, LOOP_POINTS_PAGE), 'All loop points'), '.'),
+        : table(['Point', 'Kind', 'Workflow', 'Section (when)', 'Placed', 'Bytes added to the workflow'], mine.map((entry) => entryRow(context, path, entry))),
+      paragraph(
+        'Each contribution sits in its own gsd:section in the host workflow, inline, or in a step file behind a short stub when inline it would pass the workflow\'s byte ceiling; the runtime CLI includes it when the config key is true for the project. ',
+        link(relativeUrl(path, LOOP_POINTS_PAGE), 'All loop points'),
+        '.',
+      ),
       ...ownFiles(context, path, capability.own),
     ];
     return { path, title: capability.id, kind: 'capability', summary: capability.description, content };
   });
   const byPoint = context.input.ir.composition ?? {};
   const content: RootContent[] = [
-    paragraph('The core loop has twelve loop points in five workflows. Capabilities are composed into them at build time, in this order at each point: producers of an artifact before its consumers, then by capability id.'),
+    paragraph('The core loop has twelve loop points in five workflows. Capabilities are composed into them at build time, in this order at each point: producers of an artifact before its consumers, then by capability id. Each goes inline into the workflow, or to a lazily read step file when inline it would pass the workflow\'s byte ceiling.'),
     table(
       ['Point', 'Workflow', 'Composed there, in order'],
       LOOP_POINTS.map((spec) => {
         const composed = byPoint[spec.point] ?? [];
-        const cell: Inline[] = composed.length === 0 ? [text('nothing')] : composed.flatMap((entry, index) => [...(index > 0 ? [text(', ')] : []), link(relativeUrl(LOOP_POINTS_PAGE, capabilityPagePath(entry.capability)), entry.capability), text(` (${entry.kind})`)]);
+        const cell: Inline[] = composed.length === 0 ? [text('nothing')] : composed.flatMap((entry, index) => [...(index > 0 ? [text(', ')] : []), link(relativeUrl(LOOP_POINTS_PAGE, capabilityPagePath(entry.capability)), entry.capability), text(` (${entry.kind}, ${entry.placement === 'inline' ? `inline, ${entry.hostBytes} bytes` : `step file, ${entry.stepBytes} bytes behind a ${entry.hostBytes}-byte stub`})`)]);
         return [code(spec.point), nodeLink(context, LOOP_POINTS_PAGE, `workflow:${spec.workflow}`), cell];
       }),
     ),
@@ -73,6 +77,7 @@ function entryRow(context: SiteContext, from: string, entry: ComposedEntry): Inl
     [text(what)],
     [nodeLink(context, from, `workflow:${entry.workflow}`)],
     [code(entry.section), text(' ('), code(entry.when), text(')')],
-    [text(`${entry.stubBytes} + ${entry.stepBytes}`)],
+    entry.step ? [text('step file '), code(entry.step)] : [text('inline')],
+    [text(entry.step ? `${entry.hostBytes} (stub; ${entry.inlineBytes} inline) + ${entry.stepBytes} in the step file` : `${entry.hostBytes}`)],
   ];
 }

@@ -16,7 +16,7 @@ interface ListedCapability {
   digest: string;
   description: string;
   config: Record<string, { type: string; default: unknown }>;
-  contributions: { point: string; kind: string; workflow: string; section: string; when: string }[];
+  contributions: { point: string; kind: string; workflow: string; section: string; when: string; placement?: 'inline' | 'step'; step?: string }[];
 }
 
 function readList(coreDir: string): ListedCapability[] {

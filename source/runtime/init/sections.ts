@@ -54,7 +54,9 @@ export const WHEN_PREDICATES: Readonly<Record<string, (f: Facts) => boolean>> = 
 export interface ManifestEntry {
   id: string;
   when: string;
-  read: string;
+  /** The step file to read; absent for a capability's contribution composed inline (`inline: true`), which is the workflow's own text. */
+  read?: string;
+  inline?: true;
   /** The step's compact variant (a `.compact.md` sibling), when the bundle ships one. */
   compact?: string;
 }
@@ -86,8 +88,10 @@ export function loadManifest(coreDir: string): { file: string; text: string; wor
   for (const [wf, entries] of Object.entries(wfs as Record<string, unknown>)) {
     if (!Array.isArray(entries)) throw new FileFormatError(file, lineOf(text, `"${wf}"`), `workflow "${wf}" must map to an array of sections`);
     for (const e of entries as unknown[]) {
-      const ok = e && typeof e === 'object' && ['id', 'when', 'read'].every((k) => typeof (e as Record<string, unknown>)[k] === 'string');
-      if (!ok) throw new FileFormatError(file, lineOf(text, `"${wf}"`), `workflow "${wf}": every section needs string id, when and read`);
+      const fields = e && typeof e === 'object' ? (e as Record<string, unknown>) : null;
+      // A section reads its step file, or is inline (its text is the workflow's own): one of the two, never both.
+      const ok = fields !== null && ['id', 'when'].every((k) => typeof fields[k] === 'string') && (fields['inline'] === undefined ? typeof fields['read'] === 'string' : fields['inline'] === true && fields['read'] === undefined && fields['compact'] === undefined);
+      if (!ok) throw new FileFormatError(file, lineOf(text, `"${wf}"`), `workflow "${wf}": every section needs string id and when, and a string read or inline: true`);
       // The compact file may only be the section's own step file's sibling: never a path the manifest picks freely.
       const { read, compact } = e as Record<string, unknown>;
       if (compact !== undefined && (typeof compact !== 'string' || !String(read).endsWith('.md') || compact !== `${String(read).slice(0, -'.md'.length)}.compact.md`)) {
@@ -141,7 +145,8 @@ export function selectSections(coreDir: string, workflow: string, facts: Facts):
     }
     if (predicate(facts)) {
       out.included.push(e.id);
-      out.read.push(e.compact !== undefined && facts.config(COMPACT_CONTENT_KEY) === true ? e.compact : e.read);
+      // An inline section has nothing to read: the workflow's own lines are selected.
+      if (e.read !== undefined) out.read.push(e.compact !== undefined && facts.config(COMPACT_CONTENT_KEY) === true ? e.compact : e.read);
     } else out.excluded.push(e.id);
   }
   return out;

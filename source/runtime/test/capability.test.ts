@@ -8,10 +8,11 @@ import { run, standardProject, tmpDir } from './helpers.ts';
 const s = suite('runtime capability');
 
 /** A gsd-core folder as a bundle built with one capability carries it. */
-function coreDir(when: string): string {
+function coreDir(when: string, placed: Record<string, unknown> = { inline: true }): string {
   const dir = tmpDir('gsd-core-');
   fs.mkdirSync(path.join(dir, 'workflows'), { recursive: true });
-  const section = { id: 'nyquist-validation-plan-post', when: `config:${when}`, read: 'gsd-core/workflows/plan-phase/steps/nyquist-validation-plan-post.md' };
+  // Composed inline (the workflow's own text, nothing to read), as the first-party capabilities are.
+  const section = { id: 'nyquist-validation-plan-post', when: `config:${when}`, ...placed };
   fs.writeFileSync(path.join(dir, 'workflows', 'section-manifest.json'), JSON.stringify({ workflows: { 'plan-phase': [{ id: 'prd-express', when: 'flag:--prd', read: 'x.md' }, section] } }, null, 2));
   const list = {
     capabilities: [
@@ -35,6 +36,8 @@ s('should select a capability section by its config key, default and toggled, an
   const root = standardProject({});
   let r = await run(['init', 'plan-phase', '1', '--pick', 'section_manifest.included'], { cwd: root, env });
   assert.is(r.stdout, '["nyquist-validation-plan-post"]', 'the key defaults to true');
+  r = await run(['init', 'plan-phase', '1', '--pick', 'section_manifest.read'], { cwd: root, env });
+  assert.is(r.stdout, '[]', 'an inline section has no file to read');
   r = await run(['capability', 'list', '--raw'], { cwd: root, env });
   assert.is(r.stdout, 'on  nyquist-validation 1.0.0 (first-party): workflow.nyquist_validation=true');
 
@@ -49,6 +52,18 @@ s('should select a capability section by its config key, default and toggled, an
   assert.is(listed.active, false);
   assert.equal(listed.config, { 'workflow.nyquist_validation': { type: 'boolean', default: true, value: false } });
   assert.equal(listed.contributions.map((entry: { active: boolean }) => entry.active), [false]);
+});
+
+s('should read the step file of a section moved out of line, and refuse a section both inline and read', async () => {
+  const root = standardProject({});
+  const step = 'gsd-core/workflows/plan-phase/steps/nyquist-validation-plan-post.md';
+  let r = await run(['init', 'plan-phase', '1', '--pick', 'section_manifest.read'], { cwd: root, env: { GSD_CORE_DIR: coreDir('workflow.nyquist_validation', { read: step }) } });
+  assert.is(r.stdout, JSON.stringify([step]));
+  for (const placed of [{ inline: true, read: step }, { inline: 'yes' }, {}]) {
+    r = await run(['init', 'plan-phase', '1'], { cwd: root, env: { GSD_CORE_DIR: coreDir('workflow.nyquist_validation', placed) } });
+    assert.is(r.code, 1, JSON.stringify(placed));
+    assert.match(r.stderr, /section-manifest\.json:\d+: .*a string read or inline: true/);
+  }
 });
 
 s('should fail closed on a config atom whose key the bundled schema does not have', async () => {

@@ -74,7 +74,7 @@ s('should refuse a third-party hook without consent, writing nothing, and instal
   assert.ok(fs.existsSync(path.join(home, HOOK)));
   const record = JSON.parse(fs.readFileSync(path.join(home, '.claude', INSTALLED_FILE), 'utf8')) as InstalledManifest;
   const entries = Object.fromEntries(record.capabilities!.map((entry) => [entry.id, entry]));
-  assert.equal({ ...entries['edit-log']!, digest: '' }, { id: 'edit-log', version: '0.1.0', origin: 'third-party', digest: '', code: true, allowed: true, files: ['.claude/gsd-core/workflows/execute-phase/steps/edit-log-execute-post.md', HOOK] });
+  assert.equal({ ...entries['edit-log']!, digest: '' }, { id: 'edit-log', version: '0.1.0', origin: 'third-party', digest: '', code: true, allowed: true, files: [HOOK] });
   assert.equal([entries['nyquist-validation']!.origin, entries['nyquist-validation']!.code, entries['nyquist-validation']!.allowed], ['first-party', false, false]);
 
   // Consent is asked again: the record saying "allowed" does not stand in for it, edited or not.
