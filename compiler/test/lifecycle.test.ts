@@ -1436,4 +1436,99 @@ test('should review a phase with other AI CLIs, converge its plans within review
   assert.ok(s.git(['ls-files', cr.phase_dir]).includes('reviews/code-claude.md'));
 });
 
+const FORENSICS = 'gsd-core/workflows/forensics.md';
+const PROGRESS_FORENSIC = 'gsd-core/workflows/progress/steps/forensic.md';
+const AUDIT_FIX = 'gsd-core/workflows/audit-fix.md';
+const CODE_FIXER = 'agents/gsd-code-fixer.md';
+
+/** A call whose exit 1 still carries the answer (`health` while it finds something). */
+function runReport(s: Scratch, call: Call, binding: Binding = {}): any {
+  const argv = bind(call, binding);
+  const r = spawnSync(process.execPath, [s.cli, ...argv], { cwd: s.root, encoding: 'utf8', env: s.env(), timeout: 60_000 });
+  assert.ok(r.status === 0 || r.status === 1, `source/${call.file}:${call.line}: gsd-tools ${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+test('should run a post-mortem of a stalled phase and the audit-fix pipeline with the calls the corpus makes', async () => {
+  const s = await newProject();
+  addPhase(s);
+  const [p1, p2] = PHASES;
+  planPhase(s, p1);
+  executePhase(s, p1);
+  verifyPhase(s, p1, p2);
+  // Phase 2 stalls: planned, an executor commits its work and dies before the summary,
+  // leaving its worktree, a lock and a hand-made commit outside any plan.
+  planPhase(s, p2);
+  s.run(pickAny(EXECUTE_PHASE, ['state begin-phase']), { vars: { phase_number: p2.number, phase_name: p2.name, plan_count: 1 } });
+  s.write('src/search.ts', 'export const search = () => [];\n');
+  s.git(['add', 'src/search.ts']);
+  s.git(['commit', '-q', '-m', `feat(${p2.padded}-01): search by word`]);
+  s.write('src/hotfix.ts', 'export const x = 1;\n');
+  s.git(['add', 'src/hotfix.ts']);
+  s.git(['commit', '-q', '-m', 'quick hotfix']);
+  const wt = s.query(['worktree', 'create', `${p2.padded}-01`]);
+  assert.is(wt.created, true, JSON.stringify(wt));
+  s.write('.planning/STATE.md.lock', '2147483646\n');
+
+  // /gsd-forensics: context, evidence, report.
+  const before = s.git(['status', '--porcelain']);
+  const headBefore = s.git(['rev-parse', 'HEAD']);
+  const init = s.run(pick(FORENSICS, 'init forensics'));
+  assert.is(init.current_phase.number, p2.number);
+  assert.equal([init.current_phase.plan_count, init.current_phase.summary_count], [1, 0]);
+  assert.is(init.forensics_dir, '.planning/forensics');
+  assert.is(init.report_path, '.planning/forensics/report-20250304T050607Z.md');
+  assert.equal(init.earlier_reports, []);
+  const health = runReport(s, pick(FORENSICS, 'health'));
+  assert.ok(health.warnings.some((w: { code: string; message: string }) => w.code === 'stale-lock' && w.message.includes('STATE.md.lock')), JSON.stringify(health.warnings));
+  const analysis = s.run(pick(FORENSICS, 'roadmap analyze'));
+  const stalled = analysis.phases.find((p: { number: string }) => p.number === p2.number);
+  assert.equal([stalled.disk_status, stalled.plan_count, stalled.summary_count], ['partial', 1, 0]);
+  const worktrees = s.run(pick(FORENSICS, 'worktree reap --dry-run'));
+  assert.is(worktrees.dry_run, true);
+  assert.equal(worktrees.reaped.map((r: { plan: string }) => r.plan), [`${p2.padded}-01`], 'the test process started the worktree in an earlier run: orphaned');
+  assert.ok(fs.existsSync(wt.path), 'the dry run leaves the worktree');
+  const commits = s.run(pick(FORENSICS, 'commits --last'));
+  assert.ok(JSON.stringify(commits).includes(`feat(${p2.padded}-01): search by word`), 'the plan commit without a summary is found');
+  assert.not.ok(JSON.stringify(commits).includes('quick hotfix'), 'a commit outside a plan has no GSD scope');
+  assert.match(s.git(['log', '-30', '--format=%h %cI %s']), /quick hotfix/);
+  // The progress check the workflow reuses, and its pointer here.
+  assert.ok(callsIn(PROGRESS_FORENSIC).some((c) => c.words[0] === 'health'));
+  assert.match(fs.readFileSync(path.join(SOURCE, PROGRESS_FORENSIC), 'utf8'), /^\d+\. .*`\/gsd-forensics`/m);
+  assert.ok(shellSteps(FORENSICS).some((x) => x.text === 'mkdir -p {forensics_dir}'));
+  fs.mkdirSync(path.join(s.root, init.forensics_dir), { recursive: true });
+  s.write(init.report_path, '# Forensic report: phase 2 stalled\n\n## Findings\n| # | Anomaly | Confidence | Evidence | Next step |\n|---|---|---|---|---|\n| 1 | plan without summary | high | 02-01 | /gsd-execute-phase 2 |\n');
+  // Read-only apart from the report: the same status plus the report folder, no commit, the worktree and lock still there.
+  const afterForensics = s.git(['status', '--porcelain']);
+  assert.is(afterForensics, `${before}?? .planning/forensics/\n`.replace(/^\n/, ''));
+  assert.is(s.git(['rev-parse', 'HEAD']), headBefore);
+  assert.ok(s.exists('.planning/STATE.md.lock'));
+  assert.equal(s.run(pick(FORENSICS, 'init forensics')).earlier_reports, [init.report_path]);
+  s.query(['worktree', 'cleanup', `${p2.padded}-01`, '--discard']);
+  fs.rmSync(path.join(s.root, '.planning/STATE.md.lock'));
+  const untouched = s.git(['status', '--porcelain']);
+
+  // /gsd-audit-fix on phase 1: a review with one auto-fixable warning, fixed by the code fixer in one commit.
+  const fx = s.run(pick(AUDIT_FIX, 'init audit-fix'));
+  assert.is(fx.fixer_model, s.query(['resolve-model', 'gsd-code-fixer']).model);
+  assert.ok('test_command' in fx);
+  const phase1 = fx.phases.find((p: { number: string }) => p.number === p1.number);
+  assert.is(phase1.directory, dirOf(p1));
+  const audit = s.run(pick(AUDIT_FIX, 'uat audit'));
+  assert.is(audit.all_clear, true, 'phase 1 passed acceptance');
+  const review = s.run(pick(CODE_REVIEWER, 'template fill review'), { set: { '--phase': p1.number, '--fields': '{"depth": "standard", "round": 1, "status": "issues_found", "files_count": 1, "files": ["src/notes-core.ts"], "critical": 0, "warning": 1, "info": 0, "total": 1}' } });
+  s.git(['add', review.path]);
+  s.git(['commit', '-q', '-m', `docs(${p1.padded}): code review`]);
+  const counts = s.run(pick(AUDIT_FIX, 'frontmatter get'), { vars: { directory: phase1.directory, padded_phase: p1.padded } });
+  assert.equal(counts.findings ?? counts, { critical: 0, warning: 1, info: 0, total: 1 });
+  s.write('src/notes-core.ts', 'export const notesCore = true as const;\n');
+  s.run(pick(CODE_FIXER, 'commit'), { positional: [`fix(${p1.padded}): WR-01 narrow the flag type`], set: { '--files': ['src/notes-core.ts'] } });
+  s.run(pick(CODE_FIXER, 'template fill review-fix'), { vars: { phase: p1.number }, set: { '--fields': '{"round": 1, "status": "all_fixed", "in_scope": 1, "fixed": 1, "skipped": 0}' } });
+  const landed = s.run(pick(AUDIT_FIX, 'commits --phase'), { vars: { phase: p1.number } });
+  assert.ok(JSON.stringify(landed).includes(`fix(${p1.padded}): WR-01`), JSON.stringify(landed));
+  s.run(pick(AUDIT_FIX, 'commit'), { vars: { padded_phase: p1.padded, directory: phase1.directory } });
+  s.committed(new RegExp(`^docs\\(${p1.padded}\\): audit-fix report$`, 'm'));
+  assert.is(s.git(['status', '--porcelain']), untouched, 'every fix and its report are committed');
+});
+
 test.run();

@@ -9,6 +9,7 @@ import type { Ctx } from '../core/context.ts';
 import { CliError } from '../core/errors.ts';
 import { exists, isDir, listDir, readTextIfExists } from '../core/fs.ts';
 import { decodeJson } from '../core/json.ts';
+import { utcStamp } from '../core/broken.ts';
 import type { YamlMap } from '../md/frontmatter.ts';
 import { currentFrontmatter, healWarning, parseStateHealing } from '../planning/state.ts';
 import { loadConfig, getPath, type JsonMap } from '../config/config.ts';
@@ -45,7 +46,8 @@ type Part =
   | 'capture'
   | 'git'
   | 'install'
-  | 'review';
+  | 'review'
+  | 'forensics';
 
 export interface InitSpec {
   /** Output key prefix → agent name, e.g. planner → gsd-planner gives planner_model. */
@@ -110,6 +112,8 @@ const PROJECT_MILESTONE_WORKFLOWS: Record<string, InitSpec> = {
   progress: { models: { executor: 'gsd-executor', planner: 'gsd-planner' }, parts: ['milestone', 'progress', 'resume'] },
   resume: { models: {}, parts: ['resume', 'milestone', 'progress'] },
   autonomous: { models: { planner: 'gsd-planner', executor: 'gsd-executor', verifier: 'gsd-verifier' }, parts: ['milestone', 'progress', 'exec-settings'] },
+  forensics: { models: {}, parts: ['milestone', 'progress', 'resume', 'forensics'] },
+  'audit-fix': { models: { fixer: 'gsd-code-fixer' }, parts: ['progress'], settings: ['workflow.test_command'] },
 };
 
 /** Work beside the roadmap: quick tasks, todos, captures, debugging, and updating GSD itself. */
@@ -509,6 +513,18 @@ const PROJECT_PROGRESS_PARTS = {
     };
   },
   brownfield: (ic) => brownfield(ic),
+  // Where a post-mortem writes its report: a fresh UTC-stamped name, and the earlier reports to compare with.
+  forensics: (ic) => {
+    const dir = ic.ctx.draftPlanningPath('forensics');
+    return {
+      forensics_dir: ic.ctx.rel(dir),
+      report_path: ic.ctx.rel(path.join(dir, `report-${utcStamp(ic.ctx.now())}.md`)),
+      earlier_reports: listDir(dir)
+        .filter((n) => /^report-\d{8}T\d{6}Z\.md$/.test(n))
+        .sort()
+        .map((n) => ic.ctx.rel(path.join(dir, n))),
+    };
+  },
 } satisfies Partial<Record<Part, PartFn>>;
 
 /** What was noted on the side: the next quick task, pending todos, debug sessions, seeds and threads. */

@@ -13,7 +13,8 @@
 // from gsd-tools past shells and wrappers, recorded with its start time (see
 // core/lock.ts). A worktree is orphaned when that process is gone, or when it
 // is the caller's own session (a run starts with reap, so anything its session
-// already owns is left from an earlier run).
+// already owns is left from an earlier run). `reap --dry-run` reports the same
+// without changing anything (forensics reads it).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -428,16 +429,29 @@ interface Retired {
   discarded_commits?: { hash: string; subject: string }[];
 }
 
+/** What a worktree holds that is not on its base branch: uncommitted files (when checked out) and commits. Reads only. */
+function holdings(ctx: Ctx, repo: Repo, rec: WorktreeRecord) {
+  const live = registered(ctx, repo).has(rec.path) && fs.existsSync(rec.path);
+  const hasBranch = branchExists(ctx, repo, rec.branch);
+  const baseRef = branchExists(ctx, repo, rec.base_branch) ? rec.base_branch : rec.base_sha;
+  return { live, hasBranch, dirty: live ? dirtyFiles(ctx, rec.path) : [], unmerged: hasBranch ? commitsNotIn(ctx, repo, rec.branch, baseRef) : [] };
+}
+
+/** What retire would do, done by nobody: the same record shape with nothing removed. */
+function preview(ctx: Ctx, repo: Repo, rec: WorktreeRecord, discard: boolean): Retired {
+  const { dirty, unmerged } = holdings(ctx, repo, rec);
+  const out: Retired = { plan: rec.plan, branch: rec.branch, worktree_removed: false, branch_deleted: false };
+  if (dirty.length > 0 && !discard) return { ...out, kept: 'dirty', dirty_files: dirty, unmerged_commits: unmerged };
+  if (unmerged.length > 0 && !discard) return { ...out, kept: 'unmerged', unmerged_commits: unmerged };
+  return { ...out, ...(dirty.length ? { dirty_files: dirty } : {}), ...(unmerged.length ? { discarded_commits: unmerged } : {}) };
+}
+
 /** Remove a worktree and its branch; keep what holds work that is not on the base branch unless `discard`. */
 function retire(ctx: Ctx, repo: Repo, rec: WorktreeRecord, discard: boolean): Retired {
   const top = repo.main.top;
   const out: Retired = { plan: rec.plan, branch: rec.branch, worktree_removed: false, branch_deleted: false };
-  const live = registered(ctx, repo).has(rec.path) && fs.existsSync(rec.path);
-  const hasBranch = branchExists(ctx, repo, rec.branch);
-  const baseRef = branchExists(ctx, repo, rec.base_branch) ? rec.base_branch : rec.base_sha;
-  const unmerged = hasBranch ? commitsNotIn(ctx, repo, rec.branch, baseRef) : [];
+  const { live, hasBranch, dirty, unmerged } = holdings(ctx, repo, rec);
   if (live) {
-    const dirty = dirtyFiles(ctx, rec.path);
     if (dirty.length > 0 && !discard) return { ...out, kept: 'dirty', dirty_files: dirty, unmerged_commits: unmerged };
     const rm = git(ctx, ['worktree', 'remove', ...(discard ? ['--force'] : []), rec.path], { cwd: top });
     if (!rm.ok) throw new CliError('failed', `worktree ${rec.plan}: git worktree remove failed: ${rm.stderr}`);
@@ -474,10 +488,13 @@ const reap: Handler = (inv, ctx) => {
   if (typeof opened === 'string') return { data: { reaped: [], kept: [], active: [], stray_branches: [], reason: opened } };
   const repo = opened;
   const discard = bool(inv, '--discard');
-  if (!fs.existsSync(repo.folder)) return { data: { reaped: [], kept: [], active: [], stray_branches: [] } };
-  return withAdminLock(repo, () => {
-    const restored = restoreAfterHookCrash(ctx, repo);
-    git(ctx, ['worktree', 'prune'], { cwd: repo.main.top });
+  const dryRun = bool(inv, '--dry-run');
+  if (!fs.existsSync(repo.folder)) return { data: { reaped: [], kept: [], active: [], stray_branches: [], ...(dryRun ? { dry_run: true } : {}) } };
+  // --dry-run: the same answer, with no lock taken, no prune, no hook-crash restore and nothing removed.
+  const run = <T>(fn: () => T): T => (dryRun ? fn() : withAdminLock(repo, fn));
+  return run(() => {
+    const restored = dryRun ? null : restoreAfterHookCrash(ctx, repo);
+    if (!dryRun) git(ctx, ['worktree', 'prune'], { cwd: repo.main.top });
     const me = sessionOwner();
     const reaped: Retired[] = [];
     const kept: Retired[] = [];
@@ -488,7 +505,7 @@ const reap: Handler = (inv, ctx) => {
         active.push({ plan: rec.plan, branch: rec.branch, owner: rec.owner });
         continue;
       }
-      const r = retire(ctx, repo, rec, discard);
+      const r = (dryRun ? preview : retire)(ctx, repo, rec, discard);
       (r.kept ? kept : reaped).push(r);
     }
     // Branches in our namespace that no record explains: reported, never deleted.
@@ -496,7 +513,7 @@ const reap: Handler = (inv, ctx) => {
     const stray = git(ctx, ['for-each-ref', '--format=%(refname:short)', `refs/heads/${BRANCH_PREFIX}`], { cwd: repo.main.top })
       .stdout.split('\n')
       .filter((b) => b && !known.has(b));
-    return { data: { reaped, kept, active, stray_branches: stray, ...(restored ? { restored_head: restored } : {}) } };
+    return { data: { reaped, kept, active, stray_branches: stray, ...(restored ? { restored_head: restored } : {}), ...(dryRun ? { dry_run: true } : {}) } };
   });
 };
 

@@ -9,13 +9,14 @@ import { writeAtomic } from './fs.ts';
 
 export const BROKEN_PATTERN = /\.broken-\d{8}T\d{6}Z(?:-\d+)?$/;
 
-function stamp(now: Date): string {
+/** A UTC second as 20250304T050607Z: sorts by time, safe in a file name. */
+export function utcStamp(now: Date): string {
   return now.toISOString().replace(/\.\d+Z$/, 'Z').replace(/[-:]/g, '');
 }
 
 /** Write `text` to a fresh <file>.broken-<stamp> and return its path. Never overwrites. */
 export function keepBroken(file: string, text: string, now: Date): string {
-  const base = `${file}.broken-${stamp(now)}`;
+  const base = `${file}.broken-${utcStamp(now)}`;
   for (let n = 1; n < 1000; n++) {
     const candidate = n === 1 ? base : `${base}-${n}`;
     if (fs.existsSync(candidate)) {

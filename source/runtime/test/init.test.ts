@@ -249,6 +249,25 @@ s('should report progress with per-phase next actions', async () => {
   assert.is(r.json.phases[1].next_action, 'discuss-phase');
 });
 
+s('should give forensics a fresh UTC-stamped report path and only the earlier reports, inside a workstream too', async () => {
+  const root = standardProject({
+    '.planning/forensics/report-20250101T000000Z.md': '# old\n',
+    '.planning/forensics/notes.md': 'not a report\n',
+    '.planning/forensics/report-..-x.md': 'not a stamp\n',
+  });
+  const r = await run(['init', 'forensics'], { cwd: root });
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.json.report_path, '.planning/forensics/report-20250304T050607Z.md');
+  assert.equal(r.json.earlier_reports, ['.planning/forensics/report-20250101T000000Z.md']);
+  assert.is(r.json.current_phase.number, '1');
+  assert.is((await run(['workstreams', 'create', 'mobile'], { cwd: root })).code, 0);
+  const ws = await run(['init', 'forensics', '--ws', 'mobile'], { cwd: root });
+  assert.is(ws.code, 0, ws.stderr);
+  assert.is(ws.json.forensics_dir, '.planning/workstreams/mobile/forensics');
+  assert.equal(ws.json.earlier_reports, [], 'a workstream keeps its own reports');
+  assert.not.ok(fs.existsSync(path.join(root, '.planning/workstreams/mobile/forensics')), 'init writes nothing');
+});
+
 s('should detect brownfield code for new-project', async () => {
   const root = project({ 'package.json': '{"workspaces": ["a"]}', 'src/index.ts': 'export {}\n' });
   fs.rmSync(path.join(root, '.planning'), { recursive: true });

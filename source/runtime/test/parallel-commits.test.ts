@@ -348,6 +348,15 @@ s('should reap the worktrees of a run that died, keep unmerged work, and leave a
   `;
   const dead = spawnSync(process.execPath, ['-e', script, 'die'], { encoding: 'utf8' });
   assert.is(dead.status, 0, dead.stderr);
+  // --dry-run gives the same verdicts and removes nothing.
+  const worktreesBefore = sh(root, 'worktree', 'list', '--porcelain');
+  const preview = await run(['worktree', 'reap', '--dry-run'], { cwd: root, env });
+  assert.is(preview.code, 0, preview.stderr);
+  assert.is(preview.json.dry_run, true);
+  assert.equal(preview.json.reaped.map((x: { plan: string; worktree_removed: boolean }) => [x.plan, x.worktree_removed]), [['03-02', false]]);
+  assert.equal(preview.json.kept.map((x: { plan: string; kept: string }) => [x.plan, x.kept]), [['03-01', 'unmerged']]);
+  assert.is(sh(root, 'worktree', 'list', '--porcelain'), worktreesBefore);
+  assert.ok(fs.existsSync(path.join(root, '.git', 'gsd-worktrees', '03-02.json')), 'the record stays');
   const r = await run(['worktree', 'reap'], { cwd: root, env });
   assert.is(r.code, 0, r.stderr);
   assert.equal(r.json.reaped.map((x: { plan: string }) => x.plan), ['03-02']);
