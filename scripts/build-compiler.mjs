@@ -3,6 +3,7 @@
 //   compiler/lib/gsd-build.js  the bin
 //   compiler/lib/index.js      the programmatic API (compiler/index.ts)
 //   compiler/lib/types/        its TypeScript declarations (tsc --emitDeclarationOnly)
+//   compiler/lib/sources.json  the SHA-256 of every file it was compiled from (freshness, below)
 // npm packages stay imports (the package's dependencies); everything of ours
 // is bundled, so an installed gsd-build runs no TypeScript loader. Each
 // module keeps its own import.meta.url, relative to the package root, so the
@@ -53,6 +54,16 @@ for (const file of Object.keys(result.metafile.outputs).filter((name) => name.in
   const { readFileSync, writeFileSync } = await import('node:fs');
   writeFileSync(full, readFileSync(full, 'utf8').replace(`const ${ROOT_URL} = new URL('../../', import.meta.url);`, `const ${ROOT_URL} = new URL('../../../', import.meta.url);`));
 }
+// What the bundle was compiled from, by content: compiler/bin/gsd-build.mjs runs
+// the compiled bin instead of the TypeScript loader only while every one of
+// these files still has these bytes (an edit, a checkout, a new import: the loader again).
+const { createHash } = await import('node:crypto');
+const { readFileSync: readSource, writeFileSync: writeSources } = await import('node:fs');
+const sources = Object.keys(result.metafile.inputs)
+  .filter((file) => !file.startsWith('node_modules/') && !file.includes(':'))
+  .sort()
+  .map((file) => [file, createHash('sha256').update(readSource(path.join(root, file))).digest('hex')]);
+writeSources(path.join(out, 'sources.json'), `${JSON.stringify({ format: 'gsd-build-lib-sources/1', sources }, null, 1)}\n`);
 const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
 console.log(`compiled ${Object.keys(result.metafile.outputs).length} files, ${bytes} bytes, into compiler/lib/ in ${Math.round(performance.now() - started)} ms`);
 
