@@ -62,7 +62,8 @@ function compiler(): Ajv {
  * or definition these options cannot compile is not in it.
  */
 export async function precompiledValidators(): Promise<string> {
-  const { default: standaloneCode } = await import('ajv/dist/standalone/index.js');
+  // A CommonJS module: its default import is module.exports, the function itself.
+  const standaloneCode = (await import('ajv/dist/standalone/index.js')).default as unknown as (ajv: Ajv, refs: Record<string, string>) => string;
   const generator = new Ajv({ ...AJV_OPTIONS, code: { source: true } });
   const exports: Record<string, string> = {};
   const keys: Record<string, string> = {};

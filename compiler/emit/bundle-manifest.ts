@@ -32,7 +32,7 @@ const byteDigests = new WeakMap<Uint8Array, string>();
 /**
  * Digests of text, by value: a third of the rendered files of an --all build
  * are the same text in several bundles (a target's two scopes, targets that
- * render alike). Bounded by total length, oldest dropped first, so a watch
+ * render alike). Bounded by total length (emptied when full), so a watch
  * process that rebuilds for hours keeps no more than this.
  */
 const textDigests = new Map<string, string>();
@@ -52,10 +52,10 @@ export function digestOf(file: TreeFile): string {
   // Hashed as UTF-8 straight from the string: no Buffer copy to collect afterwards.
   const digest = createHash('sha256').update(contents, 'utf8').digest('hex');
   if (contents.length <= TEXT_DIGEST_BUDGET) {
-    for (const [oldest] of textDigests) {
-      if (textDigestLength + contents.length <= TEXT_DIGEST_BUDGET) break;
-      textDigests.delete(oldest);
-      textDigestLength -= oldest.length;
+    // Full: start again (equal texts come from bundles emitted one after another, a target's two scopes).
+    if (textDigestLength + contents.length > TEXT_DIGEST_BUDGET) {
+      textDigests.clear();
+      textDigestLength = 0;
     }
     textDigests.set(contents, digest);
     textDigestLength += contents.length;
