@@ -171,12 +171,13 @@ if (wanted('scale')) {
 
 console.log('\nratios (medians):');
 const ratio = (label, a, b) => a !== undefined && b !== undefined && console.log(`  ${label.padEnd(52)} ${(a / b).toFixed(1)}x`);
-ratio('upstream installer / gsd-build upstream cold', results.installer, results.upstreamCold);
+ratio('upstream installer / gsd-build upstream cold (goal 20x)', results.installer, results.upstreamCold);
 ratio('upstream installer / gsd-build upstream no change', results.installer, results.upstreamWarm);
-ratio('upstream installer / gsd-build upstream one edit', results.installer, results.upstreamOne);
+ratio('upstream installer / gsd-build upstream one edit (goal 100x)', results.installer, results.upstreamOne);
 ratio('gsd-build upstream cold / node -e 0', results.upstreamCold, results.node);
 ratio('gsd-build source/ cold / node -e 0', results.sourceCold, results.node);
 ratio('gsd-build source/ cold / no change', results.sourceCold, results.sourceWarm);
+if (results.sourceCold !== undefined) console.log(`  ${'gsd-build source/ cold (goal under 1 s)'.padEnd(52)} ${(results.sourceCold / 1000).toFixed(2)} s`);
 const scales = values.scales.split(',').map(Number);
 for (const scale of scales.slice(1)) {
   ratio(`synthetic ${scale}x / ${scales[0]}x cold (linear: ${scale / scales[0]}x)`, results[`scale${scale}Cold`], results[`scale${scales[0]}Cold`]);
