@@ -1,27 +1,95 @@
 // JSON Schemas of schemas/, compiled once with ajv, and a translation of ajv
-// errors into positioned diagnostics.
-import { readFileSync } from 'node:fs';
+// errors into positioned diagnostics. The prebuilt compiler (compiler/lib,
+// scripts/build-compiler.mjs) ships every validator compiled ahead of time
+// (precompiledValidators): compiling them costs about a second per start,
+// more than the rest of a one-file rebuild. The checkout's bin runs the lib
+// only while the schemas it was compiled from are unchanged.
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 
-const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
+/** Defined (true) by scripts/build-compiler.mjs in the prebuilt compiler only. */
+declare const GSD_BUILD_LIB: boolean | undefined;
+
+const AJV_OPTIONS = { allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true } as const;
+/** The file the prebuilt compiler's validators are in, beside its modules. */
+export const PRECOMPILED_FILE = 'validators.cjs';
+
+let ajv: Ajv | undefined;
 const cache = new Map<string, ValidateFunction>();
+const SCHEMAS = new URL('../schemas/', import.meta.url);
+
+/** The precompiled validators (key → function) when this is the prebuilt compiler, else null. */
+const precompiled: Record<string, ValidateFunction> | null =
+  typeof GSD_BUILD_LIB !== 'undefined' && GSD_BUILD_LIB ? (createRequire(import.meta.url)(`./lib/${PRECOMPILED_FILE}`) as { validators: Record<string, ValidateFunction> }).validators : null;
+
+function readSchema(name: string): { $id?: string; definitions?: Record<string, unknown> } {
+  return JSON.parse(readFileSync(new URL(name, SCHEMAS), 'utf8')) as { $id?: string };
+}
 
 /** The validator of a schema of schemas/, or of one of its definitions. */
 export function schemaValidator(name: string, definition?: string): ValidateFunction {
   const key = definition ? `${name}#${definition}` : name;
   let validate = cache.get(key);
   if (!validate) {
-    if (definition) {
+    const ready = precompiled?.[key];
+    if (ready) {
+      // As ajv.compile gives it: the schema (of the whole file, or of the definition) beside the function.
+      const whole = readSchema(name);
+      ready.schema = (definition ? whole.definitions?.[definition] : whole) as ValidateFunction['schema'];
+      validate = ready;
+    } else if (definition) {
       const whole = schemaValidator(name).schema as { $id?: string };
-      validate = ajv.getSchema(`${whole.$id}#/definitions/${definition}`);
+      validate = compiler().getSchema(`${whole.$id}#/definitions/${definition}`);
       if (!validate) throw new Error(`internal: ${name} has no definition ${definition}`);
     } else {
-      const schema = JSON.parse(readFileSync(new URL(`../schemas/${name}`, import.meta.url), 'utf8')) as object;
-      validate = ajv.compile(schema);
+      validate = compiler().compile(readSchema(name));
     }
     cache.set(key, validate);
   }
   return validate;
+}
+
+function compiler(): Ajv {
+  ajv ??= new Ajv(AJV_OPTIONS);
+  return ajv;
+}
+
+/**
+ * Every schema of schemas/ and each of its definitions, compiled with the
+ * options above into one CommonJS module (ajv standalone code) exporting
+ * `validators`: key (`name` or `name#definition`) → validator. A schema
+ * or definition these options cannot compile is not in it.
+ */
+export async function precompiledValidators(): Promise<string> {
+  // A CommonJS module: its default import is module.exports, the function itself.
+  const standaloneCode = (await import('ajv/dist/standalone/index.js')).default as unknown as (ajv: Ajv, refs: Record<string, string>) => string;
+  const generator = new Ajv({ ...AJV_OPTIONS, code: { source: true } });
+  const exports: Record<string, string> = {};
+  const keys: Record<string, string> = {};
+  const names = readdirSync(SCHEMAS).filter((file) => file.endsWith('.schema.json')).sort();
+  for (const name of names) {
+    const schema = readSchema(name);
+    // A schema these options refuse (another tool validates it) is left out: schemaValidator compiles, and refuses, it as before.
+    try {
+      generator.compile(schema);
+    } catch {
+      generator.removeSchema(schema.$id);
+      continue;
+    }
+    for (const [key, ref] of [[name, schema.$id!], ...Object.keys(schema.definitions ?? {}).sort().map((definition) => [`${name}#${definition}`, `${schema.$id}#/definitions/${definition}`])] as [string, string][]) {
+      try {
+        if (!generator.getSchema(ref)) continue;
+      } catch {
+        continue;
+      }
+      const exported = `v${Object.keys(exports).length}`;
+      exports[exported] = ref;
+      keys[key] = exported;
+    }
+  }
+  const code = standaloneCode(generator, exports);
+  return `${code}\nexports.validators = {${Object.entries(keys).map(([key, exported]) => `${JSON.stringify(key)}: exports.${exported}`).join(', ')}};\n`;
 }
 
 export interface SchemaFinding {

@@ -3,6 +3,8 @@
 //   compiler/lib/gsd-build.js  the bin
 //   compiler/lib/index.js      the programmatic API (compiler/index.ts)
 //   compiler/lib/types/        its TypeScript declarations (tsc --emitDeclarationOnly)
+//   compiler/lib/sources.json  the SHA-256 of every file it was compiled from, schemas/ too (freshness, below)
+//   compiler/lib/validators.cjs every schema's validator compiled ahead of time (compiler/schemas.ts)
 // npm packages stay imports (the package's dependencies); everything of ours
 // is bundled, so an installed gsd-build runs no TypeScript loader. Each
 // module keeps its own import.meta.url, relative to the package root, so the
@@ -19,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const { preserveImportMetaUrl } = await import('../compiler/util/esbuild-meta-url.ts');
+const { configValidatorSource } = await import('../source/runtime/build.ts');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = path.join(root, 'compiler', 'lib');
 const started = performance.now();
@@ -42,8 +45,17 @@ const result = await build({
   chunkNames: 'chunks/[name]-[hash]',
   loader: { '.pub': 'text' },
   supported: { 'import-attributes': true },
+  // compiler/schemas.ts loads the validators compiled below instead of compiling them at every start.
+  define: { GSD_BUILD_LIB: 'true' },
   banner: { js: `// gsd-build, compiled by scripts/build-compiler.mjs; do not edit.\nconst ${ROOT_URL} = new URL('../../', import.meta.url);` },
   plugins: [
+    // The runtime's config validator as the shipped CLI has it (ajv standalone code, source/runtime/build.ts), not compiled at every start.
+    {
+      name: 'gsd-config-validator',
+      setup(b) {
+        b.onLoad({ filter: /[\\/]source[\\/]runtime[\\/]config[\\/]validate-shape\.ts$/ }, async (args) => ({ contents: await configValidatorSource(), loader: 'js', resolveDir: path.dirname(args.path) }));
+      },
+    },
     preserveImportMetaUrl(/[\\/](?:compiler|source)[\\/].*\.ts$/, (file) => `new URL(${JSON.stringify(path.relative(root, file).split(path.sep).join('/'))}, ${ROOT_URL}).href`),
   ],
 });
@@ -53,6 +65,19 @@ for (const file of Object.keys(result.metafile.outputs).filter((name) => name.in
   const { readFileSync, writeFileSync } = await import('node:fs');
   writeFileSync(full, readFileSync(full, 'utf8').replace(`const ${ROOT_URL} = new URL('../../', import.meta.url);`, `const ${ROOT_URL} = new URL('../../../', import.meta.url);`));
 }
+// What the bundle was compiled from, by content: compiler/bin/gsd-build.mjs runs
+// the compiled bin instead of the TypeScript loader only while every one of
+// these files still has these bytes (an edit, a checkout, a new import: the loader again).
+// The schemas are in the list: the lib carries their validators.
+const { createHash } = await import('node:crypto');
+const { readFileSync: readSource, writeFileSync: writeSources } = await import('node:fs');
+const { precompiledValidators, PRECOMPILED_FILE } = await import('../compiler/schemas.ts');
+writeSources(path.join(out, PRECOMPILED_FILE), await precompiledValidators());
+const schemaFiles = (await import('node:fs')).readdirSync(path.join(root, 'schemas')).filter((file) => file.endsWith('.json')).map((file) => `schemas/${file}`);
+const sources = [...new Set([...Object.keys(result.metafile.inputs).filter((file) => !file.startsWith('node_modules/') && !file.includes(':')), ...schemaFiles])]
+  .sort()
+  .map((file) => [file, createHash('sha256').update(readSource(path.join(root, file))).digest('hex')]);
+writeSources(path.join(out, 'sources.json'), `${JSON.stringify({ format: 'gsd-build-lib-sources/1', sources }, null, 1)}\n`);
 const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
 console.log(`compiled ${Object.keys(result.metafile.outputs).length} files, ${bytes} bytes, into compiler/lib/ in ${Math.round(performance.now() - started)} ms`);
 

@@ -3,7 +3,9 @@
 // size of source/'s Markdown (185 files, ~590 KB at 1×) as units of five
 // documents each: a command that includes its workflow and mentions the next
 // command, a workflow with gsd:section markers and their steps files, an agent
-// it spawns, and a reference it reads. Every reference resolves, so the
+// it spawns, and a reference it reads. Past 1× the units carry no command
+// (runtimes list every command within a fixed budget): their workflows are
+// read in a chain from the first units' workflows. Every reference resolves, so the
 // corpus builds without a diagnostic. Deterministic: same scale, same bytes.
 // Usage: node scripts/gen-corpus.mjs <scale> <out-dir>
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,21 +29,26 @@ export function generate(scale, out) {
     writeFileSync(full, text);
   };
   const filler = (count) => `\n${PARAGRAPH.repeat(count)}`;
+  // Commands stay at the 1× count: a runtime lists every command each turn within a fixed budget
+  // (a 10× corpus of commands fails Claude Code's listing limit), so past it the units are flows
+  // a command's flow reads in a chain (flow-N reads flow-N+37), agents, steps and references.
+  const commands = Math.min(units, UNITS_PER_SCALE);
   for (let unit = 0; unit < units; unit += 1) {
-    const next = (unit + 1) % units;
-    put(
+    const next = (unit + 1) % commands;
+    const chained = unit + commands < units ? `\nThen read \`~/.claude/gsd-core/workflows/flow-${unit + commands}.md\`.\n` : '';
+    if (unit < commands) put(
       `commands/gsd/cmd-${unit}.md`,
-      `---\nname: gsd:cmd-${unit}\ndescription: "Synthetic command ${unit}"\nargument-hint: "[--auto]"\nallowed-tools:\n  - Read\n  - Bash\n  - Agent\n${units > 1 ? `requires:\n  - cmd-${next}\n` : ''}---\n<objective>\nRun flow ${unit}.${units > 1 ? ` Then suggest /gsd-cmd-${next}.` : ''}\n</objective>\n\n@~/.claude/gsd-core/workflows/flow-${unit}.md\n\nArguments: $ARGUMENTS\n`,
+      `---\nname: gsd:cmd-${unit}\ndescription: "Synthetic command ${unit}"\nargument-hint: "[--auto]"\nallowed-tools:\n  - Read\n  - Bash\n  - Agent\n${commands > 1 ? `requires:\n  - cmd-${next}\n` : ''}---\n<objective>\nRun flow ${unit}.${commands > 1 ? ` Then suggest /gsd-cmd-${next}.` : ''}\n</objective>\n\n@~/.claude/gsd-core/workflows/flow-${unit}.md\n\nArguments: $ARGUMENTS\n`,
     );
     put(
       `gsd-core/workflows/flow-${unit}.md`,
-      `<purpose>\nFlow ${unit}.\n</purpose>\n${filler(3)}\nRead \`~/.claude/gsd-core/references/ref-${unit}.md\` first.\n\n<!-- gsd:section id="auto-path" when="flag:--auto" -->\nRead \`~/.claude/gsd-core/workflows/flow-${unit}/steps/auto-path.md\`.\n<!-- /gsd:section -->\n\nSpawn the agent:\n\n\`\`\`\nTask(subagent_type="gsd-agent-${unit}", prompt="do it")\n\`\`\`\n${filler(2)}`,
+      `<purpose>\nFlow ${unit}.\n</purpose>\n${filler(3)}\nRead \`~/.claude/gsd-core/references/ref-${unit}.md\` first.\n${chained}\n<!-- gsd:section id="auto-path" when="flag:--auto" -->\nRead \`~/.claude/gsd-core/workflows/flow-${unit}/steps/auto-path.md\`.\n<!-- /gsd:section -->\n\nSpawn the agent:\n\n\`\`\`\nTask(subagent_type="gsd-agent-${unit}", prompt="do it")\n\`\`\`\n${filler(2)}`,
     );
     put(`gsd-core/workflows/flow-${unit}/steps/auto-path.md`, `# Auto path of flow ${unit}\n${filler(2)}`);
     put(`agents/gsd-agent-${unit}.md`, `---\nname: gsd-agent-${unit}\ndescription: Synthetic agent ${unit}. Spawned by /gsd-cmd-${unit}.\ntools: Read, Grep, Bash\ncolor: blue\n---\n<role>\nAgent ${unit}.\n</role>\n${filler(5)}`);
     put(`gsd-core/references/ref-${unit}.md`, `# Reference ${unit}\n${filler(3)}`);
   }
-  return { units, files: units * 5 };
+  return { units, files: units * 4 + commands };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {

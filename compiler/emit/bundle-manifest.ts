@@ -29,20 +29,36 @@ export function bytesOf(file: TreeFile): Uint8Array {
 
 /** Digests of byte contents, by identity: a verbatim asset is one Uint8Array shared by every bundle. */
 const byteDigests = new WeakMap<Uint8Array, string>();
-/** Digests of large strings (built code, the same string in every bundle); a few, so memory stays bounded. */
+/**
+ * Digests of text, by value: a third of the rendered files of an --all build
+ * are the same text in several bundles (a target's two scopes, targets that
+ * render alike). Bounded by total length (emptied when full), so a watch
+ * process that rebuilds for hours keeps no more than this.
+ */
 const textDigests = new Map<string, string>();
-const LARGE_TEXT = 16 * 1024;
-const LARGE_TEXTS_KEPT = 64;
+const TEXT_DIGEST_BUDGET = 64 * 1024 * 1024;
+let textDigestLength = 0;
 
-function digestOf(file: TreeFile): string {
+/** The SHA-256 (hex) of a tree file's bytes, each distinct content hashed once per process. */
+export function digestOf(file: TreeFile): string {
   const { contents } = file;
-  const known = typeof contents === 'string' ? (contents.length >= LARGE_TEXT ? textDigests.get(contents) : undefined) : byteDigests.get(contents);
+  if (typeof contents !== 'string') {
+    let digest = byteDigests.get(contents);
+    if (digest === undefined) byteDigests.set(contents, (digest = createHash('sha256').update(contents).digest('hex')));
+    return digest;
+  }
+  const known = textDigests.get(contents);
   if (known !== undefined) return known;
-  const digest = createHash('sha256').update(bytesOf(file)).digest('hex');
-  if (typeof contents !== 'string') byteDigests.set(contents, digest);
-  else if (contents.length >= LARGE_TEXT) {
-    if (textDigests.size >= LARGE_TEXTS_KEPT) textDigests.delete(textDigests.keys().next().value!);
+  // Hashed as UTF-8 straight from the string: no Buffer copy to collect afterwards.
+  const digest = createHash('sha256').update(contents, 'utf8').digest('hex');
+  if (contents.length <= TEXT_DIGEST_BUDGET) {
+    // Full: start again (equal texts come from bundles emitted one after another, a target's two scopes).
+    if (textDigestLength + contents.length > TEXT_DIGEST_BUDGET) {
+      textDigests.clear();
+      textDigestLength = 0;
+    }
     textDigests.set(contents, digest);
+    textDigestLength += contents.length;
   }
   return digest;
 }

@@ -15,11 +15,54 @@ export interface FrontmatterInput {
   renderValue: (text: string) => string;
 }
 
+/**
+ * Serialised frontmatters by the shape of their node tree: most of an --all
+ * build's frontmatters are the same nodes in several bundles (a target's two
+ * scopes, targets with the same dialect), and serialising is the costly part.
+ * Emptied when full, so a long watch session stays bounded.
+ */
+const serialised = new Map<string, string>();
+const SERIALISED_KEPT = 20_000;
+
 /** YAML text (ending in a newline) for the rules applied to the input; '' when no key applies. */
 export function renderFrontmatter(rules: readonly FrontmatterRule[], input: FrontmatterInput): string {
   const map = buildMap(rules, input);
   if (map.items.length === 0) return '';
-  return new Document(map).toString({ lineWidth: 0, minContentWidth: 0 });
+  const shape = shapeOf(map);
+  const key = shape === null ? null : JSON.stringify(shape);
+  let text = key === null ? undefined : serialised.get(key);
+  if (text === undefined) {
+    text = new Document(map).toString({ lineWidth: 0, minContentWidth: 0 });
+    if (key !== null) {
+      if (serialised.size >= SERIALISED_KEPT) serialised.clear();
+      serialised.set(key, text);
+    }
+  }
+  return text;
+}
+
+/**
+ * Everything of a node tree built here that its YAML text depends on: node
+ * kinds, values and their types, quoting, flow. Null when a value is not a
+ * plain string, finite-or-not number, boolean or null (a nested object from
+ * the source, say): such a frontmatter is serialised every time.
+ */
+function shapeOf(node: unknown): unknown[] | null {
+  if (node instanceof Scalar) {
+    const { value } = node;
+    // Numbers as their text (JSON writes NaN, Infinity and -0 as null and 0).
+    if (typeof value === 'number') return ['n', Object.is(value, -0) ? '-0' : String(value), node.type ?? null];
+    if (typeof value === 'string' || typeof value === 'boolean' || value === null) return ['s', typeof value, value, node.type ?? null];
+    return null;
+  }
+  const parts: unknown[] = [];
+  if (node instanceof YAMLSeq) {
+    for (const item of node.items) parts.push(shapeOf(item));
+  } else if (node instanceof YAMLMap) {
+    for (const pair of node.items) parts.push(shapeOf(pair.key), shapeOf(pair.value));
+  } else return null;
+  if (parts.includes(null)) return null;
+  return [node instanceof YAMLSeq ? 'q' : 'm', node.flow ?? false, parts];
 }
 
 function buildMap(rules: readonly FrontmatterRule[], input: FrontmatterInput): YAMLMap {

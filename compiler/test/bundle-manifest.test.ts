@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { allBundles, compile, emitBundles, REPO_ROOT, type Compiled } from '../pipeline.ts';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
-import { bytesOf, isBundleMetadata, MANIFEST_FILE, README_FILE, type BundleManifest } from '../emit/bundle-manifest.ts';
+import { bytesOf, digestOf, isBundleMetadata, MANIFEST_FILE, README_FILE, type BundleManifest } from '../emit/bundle-manifest.ts';
 import { schemaValidator } from '../schemas.ts';
 import { suite, assert } from './harness.ts';
 
@@ -74,6 +74,19 @@ manifests('should ship a README.txt with the install, update and uninstall comma
   assert.match(local, /node \/path\/to\/gsd-opencode-local-[^/]+\/\.opencode\/gsd-core\/bin\/gsd-tools\.cjs install --local/);
   assert.ok(local.includes('(none in this bundle)'));
   for (const [key, tree] of bundles) assert.ok(/^[\x09\x0a\x20-\x7e]*$/.test(String(tree.get(README_FILE)!.contents)), `${key}: README.txt is plain ASCII`);
+});
+
+manifests('should digest the UTF-8 bytes of every file, the same for equal contents however they were made', () => {
+  const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+  const text = 'naïve — 漢字 \u{1F600}\n'.repeat(3);
+  assert.is(digestOf({ contents: text }), sha(Buffer.from(text, 'utf8')));
+  // An equal string built another way (no shared object) gets the same digest; a one-character change another.
+  const rebuilt = ['naïve — 漢字 \u{1F600}\n', 'naïve — 漢字 \u{1F600}\n', 'naïve — 漢字 \u{1F600}\n'].join('');
+  assert.is(digestOf({ contents: rebuilt }), digestOf({ contents: text }));
+  assert.is.not(digestOf({ contents: `${text}x` }), digestOf({ contents: text }));
+  const bytes = new Uint8Array([0, 255, 10, 13]);
+  assert.is(digestOf({ contents: bytes }), sha(bytes));
+  assert.is(digestOf({ contents: bytes }), sha(bytes));
 });
 
 manifests.run();

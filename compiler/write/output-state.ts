@@ -4,13 +4,12 @@
 // it still matches its record exactly (same files and folders, same sizes,
 // modes and mtimes): a hand edit, a deleted or an added file, and the whole
 // bundle is written afresh.
-import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync } from 'node:fs';
 import { chmod, lstat, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { bytesOf, MANIFEST_FILE, type BundleManifest } from '../emit/bundle-manifest.ts';
+import { digestOf, MANIFEST_FILE, type BundleManifest } from '../emit/bundle-manifest.ts';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
-import { makeDirectory, writeTrees } from './write-tree.ts';
+import { forEachBounded, makeDirectory, writeTrees } from './write-tree.ts';
 
 /** path → [sha256, size, mode, mtimeMs] */
 export type BundleRecord = Record<string, [string, number, number, number]>;
@@ -26,18 +25,6 @@ export interface OutputState {
 const FILE_MODE = 0o644;
 const EXECUTABLE_MODE = 0o755;
 const UMASK = process.umask();
-/** Files written or checked at once: enough to keep the disk busy, few enough to bound open handles. */
-const CONCURRENCY = 64;
-
-/** Runs `task` over `items` with at most CONCURRENCY in flight. */
-export async function forEachBounded<T>(items: readonly T[], task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await task(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
-}
-
 /**
  * Whether `<outRoot>/<key>` is exactly what `record` says: the same files and
  * folders, sizes, modes and mtimes. Synchronous on purpose: tens of thousands
@@ -87,7 +74,7 @@ function digests(tree: VirtualTree): Map<string, string> {
   if (manifest && typeof manifest.contents === 'string') {
     for (const file of (JSON.parse(manifest.contents) as BundleManifest).files) listed.set(file.path, file.sha256);
   }
-  for (const [file, entry] of tree) if (!listed.has(file)) listed.set(file, createHash('sha256').update(bytesOf(entry)).digest('hex'));
+  for (const [file, entry] of tree) if (!listed.has(file)) listed.set(file, digestOf(entry));
   return listed;
 }
 

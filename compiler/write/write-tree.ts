@@ -3,7 +3,7 @@
 // output as it was. Modes are set explicitly: the umask never shows through.
 import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { VirtualTree } from '../emit/virtual-tree.ts';
+import type { TreeFile, VirtualTree } from '../emit/virtual-tree.ts';
 
 const FILE_MODE = 0o644;
 const EXECUTABLE_MODE = 0o755;
@@ -11,17 +11,30 @@ const DIRECTORY_MODE = 0o755;
 /** Read once (process.umask() with no argument only reads it). */
 const UMASK = process.umask();
 
+/** Files written or checked at once: enough to keep the disk busy, few enough to bound open handles. */
+const CONCURRENCY = 64;
+
+/** Runs `task` over `items` with at most CONCURRENCY in flight. */
+export async function forEachBounded<T>(items: readonly T[], task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await task(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
+}
+
 /** Writes each tree to `<outRoot>/<key>`, replacing what was there. */
 export async function writeTrees(outRoot: string, trees: ReadonlyMap<string, VirtualTree>): Promise<void> {
-  const staged: { temporary: string; final: string }[] = [];
+  const staged: { temporary: string; final: string; tree: VirtualTree }[] = [];
   try {
     for (const [key, tree] of trees) {
       const final = path.join(outRoot, key);
       const temporary = path.join(path.dirname(final), `.${path.basename(final)}.tmp-${process.pid}`);
       await rm(temporary, { recursive: true, force: true });
-      await writeTree(temporary, tree);
-      staged.push({ temporary, final });
+      staged.push({ temporary, final, tree });
     }
+    // Every tree's files through one bounded queue: the disk stays busy across trees, open handles stay few.
+    await writeFiles(staged.map(({ temporary, tree }) => ({ directory: temporary, tree })));
     for (const { temporary, final } of staged) {
       await rm(final, { recursive: true, force: true });
       await rename(temporary, final);
@@ -33,19 +46,28 @@ export async function writeTrees(outRoot: string, trees: ReadonlyMap<string, Vir
 
 /** Writes one tree into `directory` (which should not exist yet). */
 export async function writeTree(directory: string, tree: VirtualTree): Promise<void> {
-  // Folders first, in order; then the files, concurrently (each one is independent).
-  const folders = new Set<string>([directory]);
-  for (const relative of tree.keys()) folders.add(path.dirname(path.join(directory, relative)));
-  for (const folder of [...folders].sort()) await makeDirectory(folder);
-  await Promise.all(
-    [...tree].map(async ([relative, file]) => {
+  await writeFiles([{ directory, tree }]);
+}
+
+/** Folders first, in order; then the files, at most CONCURRENCY at once (each one is independent). */
+async function writeFiles(trees: readonly { directory: string; tree: VirtualTree }[]): Promise<void> {
+  const folders = new Set<string>();
+  const files: { target: string; file: TreeFile }[] = [];
+  for (const { directory, tree } of trees) {
+    folders.add(directory);
+    for (const [relative, file] of tree) {
       const target = path.join(directory, relative);
-      const mode = file.executable ? EXECUTABLE_MODE : FILE_MODE;
-      await writeFile(target, file.contents, { mode });
-      // A new file gets mode & ~umask; chmod only when the umask took bits away.
-      if ((mode & UMASK) !== 0) await chmod(target, mode);
-    }),
-  );
+      folders.add(path.dirname(target));
+      files.push({ target, file });
+    }
+  }
+  for (const folder of [...folders].sort()) await makeDirectory(folder);
+  await forEachBounded(files, async ({ target, file }) => {
+    const mode = file.executable ? EXECUTABLE_MODE : FILE_MODE;
+    await writeFile(target, file.contents, { mode });
+    // A new file gets mode & ~umask; chmod only when the umask took bits away.
+    if ((mode & UMASK) !== 0) await chmod(target, mode);
+  });
 }
 
 /** mkdir -p, then chmod exactly the levels it created (mkdir's mode passes through the umask). */
