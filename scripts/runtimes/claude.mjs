@@ -89,8 +89,9 @@ async function validate(ctx) {
     } else if (inFindings && line.startsWith('❯')) {
       ctx.findings.fail(`claude plugin validate --strict: ${file}: ${line.slice(1).trim()}`);
     }
-    const hook = /^❯ hooks: (\S+) (.*) command (".*")$/.exec(line);
-    if (hook) provided.set(`${hook[1]} ${hook[2]} ${JSON.parse(hook[3])}`, undefined);
+    // An entry without a matcher (SessionStart) is listed with none: "❯ hooks: SessionStart command …".
+    const hook = /^❯ hooks: (\S+)(?: (.*?))? command (".*")$/.exec(line);
+    if (hook) provided.set(`${hook[1]} ${hook[2] ?? ''} ${JSON.parse(hook[3])}`, undefined);
   }
   if (result.code !== 0 && !ctx.findings.failures.some((f) => f.startsWith('claude plugin validate'))) {
     ctx.findings.fail(`claude plugin validate --strict exited ${result.code}: ${lines.filter((l) => /✘|Error/.test(l)).join(' | ').slice(0, 400)}`);

@@ -74,8 +74,9 @@ async function acpSession(ctx) {
     const perEvent = new Map();
     for (const hook of ctx.expected.hooks) perEvent.set(lowerFirst(hook.event), (perEvent.get(lowerFirst(hook.event)) ?? 0) + 1);
     const loaded = new Map();
-    for (const match of env.matchAll(/^- (\w+): \d+ hooks? \(sources: (.*)\)$/gm)) {
-      for (const source of match[2].matchAll(/`([^`]+)` \((\d+)\)/g)) if (source[1] === shown) loaded.set(match[1], Number(source[2]));
+    // A lone source is shown without its count: "- sessionStart: 1 hook (sources: `…/gsd.json`)".
+    for (const match of env.matchAll(/^- (\w+): (\d+) hooks? \(sources: (.*)\)$/gm)) {
+      for (const source of match[3].matchAll(/`([^`]+)`(?: \((\d+)\))?/g)) if (source[1] === shown) loaded.set(match[1], Number(source[2] ?? match[2]));
     }
     let found = 0;
     for (const [event, n] of perEvent) {

@@ -66,7 +66,8 @@ async function hooks(ctx) {
     else if (m) matcher = m[1];
     else if (h && h[2] === source) listed.set(`${event} ${matcher} ${h[1]}`, undefined);
   }
-  ctx.findings.listed('hooks', ctx.expected.hooks.map((h) => ({ name: `${h.event} ${h.matcher} ${h.command}` })), listed, { where: 'qwen /hooks', namesOnly: true });
+  // /hooks shows an entry without a matcher (SessionStart) under "Matcher: *".
+  ctx.findings.listed('hooks', ctx.expected.hooks.map((h) => ({ name: `${h.event} ${h.matcher || '*'} ${h.command}` })), listed, { where: 'qwen /hooks', namesOnly: true });
   ctx.findings.noProblems('qwen -p /hooks', problems(result.stderr));
 }
 
