@@ -89,4 +89,21 @@ test('should list every command on the help page', () => {
   for (const command of commands()) assert.ok(help.includes(`/gsd-${command.stem}`), `help does not list /gsd-${command.stem}`);
 });
 
+test('should give help\'s --brief and topic modes a reference they can be read from', () => {
+  const help = fs.readFileSync(HELP, 'utf8');
+  const purpose = /<purpose>([\s\S]*?)<\/purpose>/.exec(help)?.[1] ?? '';
+  const reference = /<reference>([\s\S]*?)<\/reference>/.exec(help)?.[1] ?? '';
+  // --brief prints each ## heading with the command names under it: every section but Files lists its commands as "- `/gsd-…`".
+  const sections = reference.split(/^## /m).slice(1).map((text) => ({ heading: text.split('\n', 1)[0]!, text }));
+  assert.ok(sections.length >= 8, `${sections.length} sections`);
+  for (const { heading, text } of sections) {
+    if (heading === 'Files') assert.match(text, /^\| `\.planning\//m, 'Files is a table of .planning paths');
+    else assert.match(text, /^- `\/gsd-[a-z-]+[^`]*`:/m, `help section "${heading}" names no command the way --brief reads them`);
+  }
+  // Each topic word the purpose offers as an example finds a section that names it.
+  const topics = [.../a topic word \(([^)]*)\)/.exec(purpose)?.[1]?.matchAll(/`([a-z]+)`/g) ?? []].map((match) => match[1]!);
+  assert.ok(topics.length >= 3, `topic examples: ${topics.join(', ')}`);
+  for (const topic of topics) assert.ok(sections.some(({ text }) => text.toLowerCase().includes(topic)), `no help section names the topic "${topic}"`);
+});
+
 test.run();
