@@ -17,9 +17,12 @@ export interface Io {
 
 export class UsageError extends Error {}
 
-export type ParsedValues<T extends NonNullable<ParseArgsConfig['options']>> = ReturnType<typeof parse<T>>;
+type Options = NonNullable<ParseArgsConfig['options']>;
 
-export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
+/** What parse() returns for a verb's options (named, so the API's declarations can name it). */
+export type ParsedValues<T extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: typeof COMMON_OPTIONS & T; allowPositionals: false; strict: true }>>['values'];
+
+export function parse<T extends Options>(args: string[], options: T): ParsedValues<T> {
   try {
     return parseArgs({ args, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: false, strict: true }).values;
   } catch (error) {

@@ -136,4 +136,14 @@ pkg('should start without a TypeScript loader', () => {
   rmSync(root, { recursive: true, force: true });
 });
 
+// The pack above skips the declarations (GSD_BUILD_NO_TYPES) to stay fast; they are built here once,
+// into a temporary folder, with the same config prepack uses, so a type the API cannot name fails a test.
+pkg('should build the API\'s TypeScript declarations as prepack does', () => {
+  const out = temporaryDir('package-types');
+  const tsc = spawnSync(process.execPath, [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.types.json', '--outDir', out], { cwd: REPO_ROOT, encoding: 'utf8' });
+  assert.is(tsc.status, 0, tsc.stdout + tsc.stderr);
+  assert.ok(existsSync(path.join(out, 'compiler', 'index.d.ts')));
+  rmSync(out, { recursive: true, force: true });
+});
+
 pkg.run();
