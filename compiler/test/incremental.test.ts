@@ -22,11 +22,11 @@ async function run(args: string[]): Promise<{ status: number; out: string; err: 
 const build = (box: Sandbox, out = box.out, extra: string[] = []) => run(['--all', '--source', box.source, '--targets', box.targets, '--out', out, '--cache', box.cache, ...extra]);
 
 /** The cached build's bundles against a --no-cache build of the same inputs into a fresh folder. */
-async function assertSameAsClean(box: Sandbox, step: string): Promise<string> {
-  const result = await build(box);
+async function assertSameAsClean(box: Sandbox, step: string, extra: string[] = []): Promise<string> {
+  const result = await build(box, box.out, extra);
   assert.is(result.status, 0, `${step}: ${result.err}`);
   const clean = temporaryDir('clean');
-  const fresh = await build(box, clean, ['--no-cache']);
+  const fresh = await build(box, clean, ['--no-cache', ...extra]);
   assert.is(fresh.status, 0, `${step}: ${fresh.err}`);
   for (const bundle of bundlesOf(clean)) {
     assert.equal([...snapshotTree(path.join(box.out, bundle))], [...snapshotTree(path.join(clean, bundle))], `${step}: ${bundle}`);
@@ -59,6 +59,12 @@ incremental('should write byte-identical output to a clean build after edits, ad
   await assertSameAsClean(box, 'rename');
   rmSync(path.join(box.source, 'gsd-core/references/renamed.md'));
   await assertSameAsClean(box, 'delete');
+  // A profile chosen, then the default again: every bundle records its profile in its manifest.
+  writeFileSync(path.join(box.source, 'profiles.json'), JSON.stringify({ default: 'full', profiles: { full: { description: 'Everything.', all: true }, pair: { description: 'Both commands.', commands: ['demo', 'other'] } } }));
+  await assertSameAsClean(box, 'profiles added');
+  const profiled = writtenOf(await assertSameAsClean(box, 'profile chosen', ['--profile', 'pair']));
+  assert.ok(profiled >= bundles, `expected every bundle's manifest rewritten for the profile, found ${profiled} written`);
+  await assertSameAsClean(box, 'default profile again');
   // A target definition edited, then a target removed.
   // The runtime's name, in its definition and in the facts checked against it.
   for (const file of ['claude/target.json', 'claude/facts.json']) {
