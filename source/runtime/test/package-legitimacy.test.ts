@@ -187,6 +187,16 @@ s('should send a User-Agent, ask for JSON and refuse an answer over the size cap
   assert.match(r!.reasons[0]!.detail, /over the 1000-byte cap/);
 });
 
+s('should stop reading an answer with no declared length once it passes the cap', async () => {
+  let pulled = 0;
+  // A 1 MiB chunked body (2,048 chunks of 512 bytes): read whole before the cap is checked, every chunk is pulled.
+  const chunked = (async () =>
+    new Response(new ReadableStream({ pull(controller) { pulled += 1; controller.enqueue(new Uint8Array(512).fill(0x20)); if (pulled === 2048) controller.close(); } }), { status: 200 })) as unknown as typeof fetch;
+  const [r] = await checkPackages('npm', validatedNames('npm', ['express']), networkFetch(5000, 1000, chunked), NOW);
+  assert.match(r!.reasons[0]!.detail, /over the 1000-byte cap/);
+  assert.ok(pulled <= 4, `${pulled} chunks pulled for a 1000-byte cap`);
+});
+
 s('should measure typo distance with a swap as one edit, bounded', () => {
   assert.is(boundedDistance('reqeusts', 'requests', 2), 1);
   assert.is(boundedDistance('expresss', 'express', 2), 1);
