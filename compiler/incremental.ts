@@ -8,6 +8,8 @@ import { compareText } from './diagnostics.ts';
 import { compilerFingerprint, hashParts, readCacheEntry, removeCacheEntry, writeCacheEntry } from './cache/build-cache.ts';
 import type { SourceFile } from './load/read-source-tree.ts';
 import { bundleMatches, type BundleRecord, type OutputState } from './write/output-state.ts';
+import type { StoredUnits, UnitSource } from './pipeline.ts';
+import type { ReusedFile } from './emit/render-units.ts';
 import os from 'node:os';
 
 /** Where the cache lives unless --cache says: $GSD_BUILD_CACHE, else the user's cache folder. */
@@ -51,6 +53,8 @@ export interface StoredState extends OutputState {
   built: string[];
   /** Its summary line's numbers. */
   files: number;
+  /** Each bundle's render units (pipeline.ts emitBundles) as JSON text, read only when the bundle is emitted again. */
+  units: Record<string, string>;
 }
 
 /** As stored: each bundle's record as JSON text, which reads back several times faster than the same data as structured-clone objects. */
@@ -58,7 +62,15 @@ type Stored = Omit<StoredState, 'bundles'> & { bundles: Record<string, string> }
 
 export function readOutputState(cacheDir: string, outRoot: string): StoredState | null {
   const stored = readCacheEntry<Stored>(cacheDir, stateName(outRoot), compilerFingerprint());
-  const valid = stored !== null && typeof stored === 'object' && typeof stored.inputKey === 'string' && Array.isArray(stored.built) && stored.bundles !== null && typeof stored.bundles === 'object';
+  const valid =
+    stored !== null &&
+    typeof stored === 'object' &&
+    typeof stored.inputKey === 'string' &&
+    Array.isArray(stored.built) &&
+    stored.bundles !== null &&
+    typeof stored.bundles === 'object' &&
+    stored.units !== null &&
+    typeof stored.units === 'object';
   if (!valid) return null;
   try {
     return { ...stored, bundles: Object.fromEntries(Object.entries(stored.bundles).map(([key, text]) => [key, JSON.parse(text) as BundleRecord])) };
@@ -75,6 +87,52 @@ export function writeOutputState(cacheDir: string, outRoot: string, state: Store
 /** Dropped before an output folder is touched, so a build cut short leaves nothing trusted. */
 export function dropOutputState(cacheDir: string, outRoot: string): void {
   removeCacheEntry(cacheDir, stateName(outRoot));
+}
+
+/** The records of the bundles among `keys` that are still on disk exactly as the state says. */
+export function trustedRecords(outRoot: string, state: StoredState | null, keys: readonly string[]): Record<string, BundleRecord> {
+  const trusted: Record<string, BundleRecord> = {};
+  for (const key of keys) {
+    const record = state?.bundles[key];
+    if (record && bundleMatches(outRoot, key, record)) trusted[key] = record;
+  }
+  return trusted;
+}
+
+/**
+ * The last build's units of the trusted bundles, for emit. A bundle's units
+ * are parsed when first asked for; units that do not read as the shape
+ * emit stores are dropped whole (that bundle renders everything).
+ */
+export function unitSource(state: StoredState | null, trusted: Readonly<Record<string, BundleRecord>>): UnitSource {
+  return {
+    previous: (bundle) => {
+      const record = trusted[bundle];
+      const text = state?.units[bundle];
+      if (!record || typeof text !== 'string') return undefined;
+      const units = parseUnits(text);
+      return units ? { units, record } : undefined;
+    },
+  };
+}
+
+function parseUnits(text: string): StoredUnits | null {
+  let value: Partial<StoredUnits> | null;
+  try {
+    value = JSON.parse(text) as Partial<StoredUnits> | null;
+  } catch {
+    return null;
+  }
+  if (value === null || typeof value !== 'object' || typeof value.salt !== 'string' || value.units === null || typeof value.units !== 'object' || Array.isArray(value.units)) return null;
+  for (const files of Object.values(value.units)) {
+    if (!Array.isArray(files)) return null;
+    for (const file of files as unknown[]) {
+      const entry = file as Partial<ReusedFile> | null;
+      const facts = entry?.facts;
+      if (typeof entry?.path !== 'string' || !facts || !Array.isArray(facts.leaks) || !Array.isArray(facts.limits)) return null;
+    }
+  }
+  return value as StoredUnits;
 }
 
 /** Whether the state's build is still exactly on disk: every bundle it wrote matches its record. */

@@ -23,13 +23,15 @@ import { checkBudgets, loadBudgets, measureBudgets, type BudgetRow, type LoadedB
 import { checkEmittedPaths, checkLimits, foreignRoots } from './check/check-emitted.ts';
 import { checkOnlyBlocks } from './check/check-only-blocks.ts';
 import { checkCliCalls, type CommandTable } from './check/check-cli-calls.ts';
-import { loadShellParser } from './load/cli-calls.ts';
+import { loadShellParser, withCliCallMemo, type CliCall, type CliCallMemo } from './load/cli-calls.ts';
 import { checkOrphanReferences, checkUnreadConfigKeys, checkUnusedWhenAtoms, predicateAtoms, type SettingsSources } from './check/check-dead-settings.ts';
 import type { WhenVocabulary } from './load/parse-sections.ts';
 import { checkShellLiterals } from './check/check-shell-literals.ts';
 import { checkCodeCommands, checkCommandCells, shippedCommandNames } from './check/check-code-commands.ts';
 import { isConfigKey } from '../source/runtime/config/config.ts';
 import { emitBundle, hookScriptName, type GeneratedFile } from './emit/emit-bundle.ts';
+import type { ReusedFile, UnitReuse } from './emit/render-units.ts';
+import type { BundleRecord } from './write/output-state.ts';
 import { capabilityHookFindings } from './emit/hook-formats.ts';
 import { checkListing, listingCost } from './report/listing-cost.ts';
 import { commandsOf, FULL_PROFILE, loadProfiles, profileLabel, selectProfile, type LoadedProfiles } from './compose/select-profile.ts';
@@ -146,7 +148,9 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
   diagnostics.push(...capabilityHooks.diagnostics);
   // The CLI-call and shell-literal checks read shell with tree-sitter-bash.
   await loadShellParser();
-  const checked: Diagnostic[] = [
+  const settings = await settingsSources(options.sourceDir, files, layout, ir.nodes);
+  const callMemo: CliCallMemo = { previous: options.cacheDir ? readCallMemo(options.cacheDir, slot) : new Map(), next: new Map() };
+  const checked: Diagnostic[] = withCliCallMemo(callMemo, () => [
     ...checkFrontmatter(ir.nodes),
     ...checkReferences(ir.nodes),
     ...checkStepFiles(ir.nodes, inlineSections(ir.composition)),
@@ -158,8 +162,9 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     ...checkShellLiterals(ir.nodes),
     ...checkCodeCommands(files, codeRoots(layout), shippedCommandNames(ir.nodes)),
     ...checkCommandCells(ir.nodes, new Set([...shippedCommandNames(ir.nodes), ...ir.nodes.filter((node) => node.kind === 'agent').map((node) => node.name), ...hooks.map((hook) => hook.id)])),
-    ...deadSettingFindings(await settingsSources(options.sourceDir, files, layout, ir.nodes), ir.nodes, layout.settings?.maintainerDocs ?? []),
-  ];
+    ...deadSettingFindings(settings, ir.nodes, layout.settings?.maintainerDocs ?? []),
+  ]);
+  if (options.cacheDir) writeCallMemo(options.cacheDir, slot, callMemo);
   // Findings on composed text belong to the files people edit: a host's own lines, a fragment, capability.json.
   diagnostics.push(...(composed.origins ? remapDiagnostics(checked, composed.origins) : checked));
   const runtime = await cachedRuntime(options, files, hookPayloads(targets), configSlices(ir));
@@ -215,15 +220,44 @@ export function profileIr(compiled: Compiled, names: readonly string[] = [FULL_P
   return { ir: selected.ir, label, diagnostics: selected.diagnostics };
 }
 
-/** compose + emit for each selection; diagnostics when an emitted tree breaks a rule. */
-export function emitBundles(compiled: Compiled, selections: readonly BundleSelection[], profile: readonly string[] = [FULL_PROFILE]): { bundles: Map<string, VirtualTree>; diagnostics: Diagnostic[] } {
+/**
+ * What an incremental build hands emit (compiler/incremental.ts): for a bundle
+ * the last build left on disk exactly as it wrote it, that build's render
+ * units, each with its files' facts, and the bundle's record of those files.
+ */
+export interface UnitSource {
+  previous(bundle: string): { units: StoredUnits; record: BundleRecord } | undefined;
+}
+
+/**
+ * A bundle's render units as stored: the salt of every input but the units' own
+ * (render-units.ts), and unit key → its files, each with the facts the checks
+ * read (digest and size come from the bundle's record).
+ */
+export interface StoredUnits {
+  salt: string;
+  units: Record<string, ReusedFile[]>;
+}
+
+/** compose + emit for each selection; diagnostics when an emitted tree breaks a rule. With `reuse`, also every bundle's units for the next build. */
+export function emitBundles(
+  compiled: Compiled,
+  selections: readonly BundleSelection[],
+  profile: readonly string[] = [FULL_PROFILE],
+  reuse?: UnitSource,
+): { bundles: Map<string, VirtualTree>; diagnostics: Diagnostic[]; units: Map<string, StoredUnits> } {
   const bundles = new Map<string, VirtualTree>();
+  const units = new Map<string, StoredUnits>();
   const { ir, label, diagnostics } = profileIr(compiled, profile);
   const nodesByPath = new Map(ir.nodes.map((node) => [node.path, node]));
+  // Everything a unit's bytes and facts depend on besides its own input (render-units.ts); the targets whole, since the leak check reads every root.
+  const common = reuse ? hashParts([compilerFingerprint(), JSON.stringify(compiled.targets), compiled.version, ir.payload ?? '', label, ...compiled.allowedForeignPaths.map((pattern) => `/${pattern.source}/${pattern.flags}`)]) : '';
   for (const selection of selections) {
     const target = compiled.targets.find((candidate) => candidate.definition.id === selection.target)!;
-    const tree = emitBundle({ ir, target, scope: selection.scope, version: compiled.version, generated: compiled.generated, hooks: compiled.hooks, profile: label });
     const key = bundleKey(selection);
+    const salt = hashParts([common, key]);
+    const unitReuse = reuse ? bundleReuse(salt, reuse.previous(key)) : undefined;
+    const tree = emitBundle({ ir, target, scope: selection.scope, version: compiled.version, generated: compiled.generated, hooks: compiled.hooks, profile: label, ...(unitReuse ? { reuse: unitReuse } : {}) });
     diagnostics.push(
       ...checkEmittedPaths(key, tree, foreignRoots(target, compiled.targets, ir.payload), nodesByPath, compiled.allowedForeignPaths),
       ...checkLimits(key, tree, target.definition.scopes[selection.scope]!.limits ?? []),
@@ -231,8 +265,42 @@ export function emitBundles(compiled: Compiled, selections: readonly BundleSelec
       ...checkListing(key, listingCost(tree, target.definition.scopes[selection.scope]!), label, target.definition, compiled.budgets?.budgets ?? null),
     );
     bundles.set(key, tree);
+    if (unitReuse) units.set(key, { salt, units: storedUnits(tree, unitReuse.made) });
   }
-  return { bundles, diagnostics: sortDiagnostics(applySeverities(diagnostics, compiled.layoutWarnings)) };
+  return { bundles, diagnostics: sortDiagnostics(applySeverities(diagnostics, compiled.layoutWarnings)), units };
+}
+
+/** One bundle's reuse: a unit is taken back only when its every file is in the bundle's record; its digest and size are the record's. */
+function bundleReuse(salt: string, previous: { units: StoredUnits; record: BundleRecord } | undefined): UnitReuse {
+  const units = previous?.units.salt === salt ? previous.units.units : {};
+  return {
+    made: new Map(),
+    lookup: (key) => {
+      const files = units[key];
+      if (!files || !files.every((file) => previous!.record[file.path] !== undefined)) return undefined;
+      return files.map((file) => ({ ...file, facts: { ...file.facts, sha256: previous!.record[file.path]![0], bytes: previous!.record[file.path]![1] } }));
+    },
+  };
+}
+
+/** The units of a checked tree as the next build takes them back: each file's flags and check facts. */
+function storedUnits(tree: VirtualTree, made: ReadonlyMap<string, string[]>): StoredUnits['units'] {
+  const stored: StoredUnits['units'] = {};
+  for (const [key, paths] of made) {
+    stored[key] = paths.map((file) => {
+      const entry = tree.get(file)!;
+      const { leaks = [], limits = [], listed } = entry.facts ?? {};
+      return {
+        path: file,
+        ...(entry.executable ? { executable: true as const } : {}),
+        ...(entry.source !== undefined ? { source: entry.source } : {}),
+        ...(entry.generated ? { generated: true as const } : {}),
+        ...(entry.verbatim ? { verbatim: true as const } : {}),
+        facts: { leaks, limits, ...(listed ? { listed } : {}) },
+      };
+    });
+  }
+  return stored;
 }
 
 /**
@@ -345,6 +413,18 @@ function readNodeMemo(cacheDir: string, slot: string, layout: Layout, outline: b
   const salt = hashParts([compilerFingerprint(), layoutKey(layout), outline ? 'outline' : '', vocabulary.table ?? '', ...[...vocabulary.atoms].sort()]);
   const previous = readCacheEntry<Map<string, Uint8Array>>(cacheDir, `nodes-${slot}`, salt);
   return { salt, previous: previous instanceof Map ? previous : new Map(), next: new Map() };
+}
+
+/** The CLI calls the last build read from this source folder (load/cli-calls.ts). */
+function readCallMemo(cacheDir: string, slot: string): ReadonlyMap<string, CliCall[]> {
+  const previous = readCacheEntry<Map<string, CliCall[]>>(cacheDir, `cli-calls-${slot}`, compilerFingerprint());
+  return previous instanceof Map ? previous : new Map();
+}
+
+/** Stores the calls of the texts this build read (and only those), when they are not the ones read. */
+function writeCallMemo(cacheDir: string, slot: string, memo: CliCallMemo): void {
+  const same = memo.next.size === memo.previous.size && [...memo.next.keys()].every((key) => memo.previous.has(key));
+  if (!same) writeCacheEntry(cacheDir, `cli-calls-${slot}`, compilerFingerprint(), memo.next);
 }
 
 /** Stores the nodes this build used (and only those), when they differ from what was read. */

@@ -3,7 +3,7 @@
 // (sizes, value patterns, and text the runtime would rewrite).
 import { LineCounter, parseDocument, isMap, isPair, isScalar } from 'yaml';
 import { diagnostic, type Diagnostic } from '../diagnostics.ts';
-import type { VirtualTree } from '../emit/virtual-tree.ts';
+import { byteLengthOf, factsOf, type LeakHit, type LimitHit, type TreeFile, type VirtualTree } from '../emit/virtual-tree.ts';
 import type { IrNode } from '../ir/types.ts';
 import type { Limit, Target, TargetScope } from '../targets/target-types.ts';
 import { escapeRegExp, literalFinder } from '../util/text.ts';
@@ -65,33 +65,45 @@ export function checkEmittedPaths(
 ): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   for (const [path, file] of tree) {
-    // Every text file, built code included (the runtime CLI and hooks are the same in every bundle, so
-    // they must name no runtime's root); not corpus files shipped byte for byte, which nothing rewrites.
-    if (typeof file.contents !== 'string' || file.verbatim) continue;
-    const text = file.contents;
-    // The pattern's lookbehinds cost at every position, and most files name no foreign root at all:
-    // it runs only over the lines that hold a root (it never spans a line break).
-    for (let at = roots.nextRoot(text); at !== -1; ) {
-      const lineStart = text.lastIndexOf('\n', at - 1) + 1;
-      const newline = text.indexOf('\n', at);
-      const lineEnd = newline === -1 ? text.length : newline;
-      const line = text.slice(lineStart, lineEnd);
-      at = newline === -1 ? -1 : roots.nextRoot(text, lineEnd + 1);
-      for (const match of line.matchAll(roots.pattern)) {
-        const column = match.index;
-        if (allowed.some((pattern) => [...line.matchAll(new RegExp(pattern.source, 'g'))].some((hit) => hit.index <= column && column < hit.index + hit[0].length))) continue;
-        // A folder this bundle itself places files in (Codex's skills live under .agents/, Antigravity's root) is its own.
-        if (placesUnder(tree, match[0])) continue;
-        const token = wordAround(line, column);
-        const lineNumber = countLines(text, lineStart + column);
-        const origin = file.source === undefined ? " (built code)" : sourcePosition(nodesByPath.get(file.source), token.text);
-        diagnostics.push(
-          diagnostic(`${bundle}/${path}`, lineNumber, token.column, 'emit-foreign-path', `expected paths under this bundle's own root, found "${token.text}" (a root of ${roots.ownerOf(match[0])})${origin}`),
-        );
-      }
+    // A reused file's hits come from the build that rendered it (the cache key holds every input of this check).
+    const hits = file.reused ? file.facts!.leaks! : (factsOf(file).leaks = leakHits(file, roots, nodesByPath, allowed));
+    for (const hit of hits) {
+      // A folder this bundle itself places files in (Codex's skills live under .agents/, Antigravity's root) is its own.
+      if (!placesUnder(tree, hit.matched)) diagnostics.push(diagnostic(`${bundle}/${path}`, hit.line, hit.column, 'emit-foreign-path', hit.message));
     }
   }
   return diagnostics;
+}
+
+/** The foreign roots one file names, before the bundle's own folders exempt any. */
+function leakHits(file: TreeFile, roots: ForeignRoots, nodesByPath: ReadonlyMap<string, IrNode>, allowed: readonly RegExp[]): LeakHit[] {
+  // Every text file, built code included (the runtime CLI and hooks are the same in every bundle, so
+  // they must name no runtime's root); not corpus files shipped byte for byte, which nothing rewrites.
+  if (typeof file.contents !== 'string' || file.verbatim) return [];
+  const text = file.contents;
+  const hits: LeakHit[] = [];
+  // The pattern's lookbehinds cost at every position, and most files name no foreign root at all:
+  // it runs only over the lines that hold a root (it never spans a line break).
+  for (let at = roots.nextRoot(text); at !== -1; ) {
+    const lineStart = text.lastIndexOf('\n', at - 1) + 1;
+    const newline = text.indexOf('\n', at);
+    const lineEnd = newline === -1 ? text.length : newline;
+    const line = text.slice(lineStart, lineEnd);
+    at = newline === -1 ? -1 : roots.nextRoot(text, lineEnd + 1);
+    for (const match of line.matchAll(roots.pattern)) {
+      const column = match.index;
+      if (allowed.some((pattern) => [...line.matchAll(new RegExp(pattern.source, 'g'))].some((hit) => hit.index <= column && column < hit.index + hit[0].length))) continue;
+      const token = wordAround(line, column);
+      const origin = file.source === undefined ? ' (built code)' : sourcePosition(nodesByPath.get(file.source), token.text);
+      hits.push({
+        line: countLines(text, lineStart + column),
+        column: token.column,
+        matched: match[0],
+        message: `expected paths under this bundle's own root, found "${token.text}" (a root of ${roots.ownerOf(match[0])})${origin}`,
+      });
+    }
+  }
+  return hits;
 }
 
 /** Whether some file of the bundle lies under the matched root-relative path. */
@@ -131,51 +143,53 @@ function wordAround(text: string, index: number): { text: string; column: number
 
 export function checkLimits(bundle: string, tree: VirtualTree, limits: readonly Limit[]): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
-  // Several limits read the same file's frontmatter: parse each file's once.
-  const parsed = new Map<string, ParsedFrontmatter | null>();
-  const frontmatterValue = (path: string, text: string, key: string) => {
-    if (!parsed.has(path)) parsed.set(path, parseFrontmatter(text));
-    return valueOf(parsed.get(path)!, key);
-  };
-  for (const limit of limits) {
-    const files = new RegExp(limit.files);
-    for (const [path, file] of tree) {
-      if (!files.test(path)) continue;
-      const bytes = typeof file.contents === 'string' ? Buffer.byteLength(file.contents) : file.contents.byteLength;
-      if (limit.maxBytes !== undefined && bytes > limit.maxBytes) {
-        diagnostics.push(diagnostic(`${bundle}/${path}`, 1, 1, 'limit-exceeded', `expected at most ${limit.maxBytes} bytes (${limit.reason}), found ${bytes}`));
-      }
-      if (typeof file.contents !== 'string') continue;
-      if (limit.frontmatterKey && limit.maxChars !== undefined) {
-        const value = frontmatterValue(path, file.contents, limit.frontmatterKey);
-        if (value && [...value.text].length > limit.maxChars) {
-          diagnostics.push(
-            diagnostic(`${bundle}/${path}`, value.line, value.column, 'limit-exceeded', `expected "${limit.frontmatterKey}" of at most ${limit.maxChars} characters (${limit.reason}), found ${[...value.text].length}`),
-          );
-        }
-      }
-      if (limit.frontmatterKey && limit.pattern !== undefined) {
-        const value = frontmatterValue(path, file.contents, limit.frontmatterKey);
-        if (value && !new RegExp(limit.pattern).test(value.text)) {
-          diagnostics.push(diagnostic(`${bundle}/${path}`, value.line, value.column, 'limit-exceeded', `expected "${limit.frontmatterKey}" matching /${limit.pattern}/ (${limit.reason}), found "${value.text}"`));
-        }
-      }
-      if (limit.forbidden !== undefined) diagnostics.push(...forbiddenText(`${bundle}/${path}`, file.contents, limit.forbidden, limit.reason));
-    }
+  const compiled = limits.map((limit) => ({ limit, files: new RegExp(limit.files) }));
+  for (const [path, file] of tree) {
+    // A reused file's findings come from the build that rendered it (the cache key holds the target's limits).
+    const hits = file.reused ? file.facts!.limits! : (factsOf(file).limits = limitHits(path, file, compiled));
+    for (const hit of hits) diagnostics.push(diagnostic(`${bundle}/${path}`, hit.line, hit.column, 'limit-exceeded', hit.message));
   }
   return diagnostics;
 }
 
+/** Every limit one file breaks, in the order the target lists its limits. */
+function limitHits(path: string, file: TreeFile, limits: readonly { limit: Limit; files: RegExp }[]): LimitHit[] {
+  const hits: LimitHit[] = [];
+  // Several limits read the same frontmatter: parsed once, when first needed.
+  let parsed: ParsedFrontmatter | null | undefined;
+  const frontmatterValue = (text: string, key: string) => valueOf((parsed === undefined ? (parsed = parseFrontmatter(text)) : parsed), key);
+  for (const { limit, files } of limits) {
+    if (!files.test(path)) continue;
+    const bytes = byteLengthOf(file);
+    if (limit.maxBytes !== undefined && bytes > limit.maxBytes) hits.push({ line: 1, column: 1, message: `expected at most ${limit.maxBytes} bytes (${limit.reason}), found ${bytes}` });
+    if (typeof file.contents !== 'string') continue;
+    if (limit.frontmatterKey && limit.maxChars !== undefined) {
+      const value = frontmatterValue(file.contents, limit.frontmatterKey);
+      if (value && [...value.text].length > limit.maxChars) {
+        hits.push({ line: value.line, column: value.column, message: `expected "${limit.frontmatterKey}" of at most ${limit.maxChars} characters (${limit.reason}), found ${[...value.text].length}` });
+      }
+    }
+    if (limit.frontmatterKey && limit.pattern !== undefined) {
+      const value = frontmatterValue(file.contents, limit.frontmatterKey);
+      if (value && !new RegExp(limit.pattern).test(value.text)) {
+        hits.push({ line: value.line, column: value.column, message: `expected "${limit.frontmatterKey}" matching /${limit.pattern}/ (${limit.reason}), found "${value.text}"` });
+      }
+    }
+    if (limit.forbidden !== undefined) hits.push(...forbiddenText(file.contents, limit.forbidden, limit.reason));
+  }
+  return hits;
+}
+
 /** One diagnostic per match of `forbidden` in the body (the text after a leading frontmatter block). */
-function forbiddenText(file: string, text: string, forbidden: string, reason: string): Diagnostic[] {
+function forbiddenText(text: string, forbidden: string, reason: string): LimitHit[] {
   const bodyStart = /^---\n[\s\S]*?\n---\n/.exec(text)?.[0].length ?? 0;
-  const diagnostics: Diagnostic[] = [];
+  const hits: LimitHit[] = [];
   for (const match of text.slice(bodyStart).matchAll(new RegExp(forbidden, 'g'))) {
     const offset = bodyStart + match.index;
     const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
-    diagnostics.push(diagnostic(file, countLines(text, offset), offset - lineStart + 1, 'limit-exceeded', `expected text the runtime keeps as written (${reason}), found "${match[0]}"`));
+    hits.push({ line: countLines(text, offset), column: offset - lineStart + 1, message: `expected text the runtime keeps as written (${reason}), found "${match[0]}"` });
   }
-  return diagnostics;
+  return hits;
 }
 
 interface ParsedFrontmatter {

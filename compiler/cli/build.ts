@@ -1,11 +1,11 @@
 // gsd-build [build] and gsd-build watch.
 import path from 'node:path';
-import { emitBundles } from '../pipeline.ts';
+import { bundleKey, emitBundles } from '../pipeline.ts';
 import { layoutNames } from '../load/layout.ts';
 import { readBuildConfig } from '../load/build-config.ts';
 import { writeTrees } from '../write/write-tree.ts';
 import { writeBundles, type OutputState } from '../write/output-state.ts';
-import { buildInputKey, defaultCacheDir, dropOutputState, readOutputState, stillOnDisk, writeOutputState } from '../incremental.ts';
+import { buildInputKey, defaultCacheDir, dropOutputState, readOutputState, stillOnDisk, trustedRecords, unitSource, writeOutputState } from '../incremental.ts';
 import { readSourceTree } from '../load/read-source-tree.ts';
 import { DEFAULT_TARGETS_DIR } from '../targets/load-targets.ts';
 import { SCOPE_IDS, type ScopeId } from '../targets/target-types.ts';
@@ -65,16 +65,26 @@ export async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: 
   const compiled = await compileFrom(values, recording, cacheDir ? { cacheDir, files: files! } : {});
   if (!compiled) return 1;
   const selections = selectBundles(compiled, values.target, values.scope as ScopeId | undefined, values.all ?? false);
-  const { bundles, diagnostics } = emitBundles(compiled, selections, profileOption(values.profile, compiled));
+  // The bundles still on disk as the last build left them: their unchanged units are not rendered again, their unchanged files not written.
+  const trusted = cacheDir ? trustedRecords(outRoot, previous, selections.map(bundleKey)) : {};
+  const { bundles, diagnostics, units } = emitBundles(compiled, selections, profileOption(values.profile, compiled), cacheDir ? unitSource(previous, trusted) : undefined);
   if (!reportEmitted(diagnostics, recording, outRoot)) return 1;
   const fileCount = [...bundles.values()].reduce((sum, tree) => sum + tree.size, 0);
   let written = fileCount;
   if (cacheDir) {
     dropOutputState(cacheDir, outRoot);
-    const result = await writeBundles(outRoot, bundles, previous?.bundles ?? {});
+    const result = await writeBundles(outRoot, bundles, trusted, { verified: true });
     written = result.written;
     const notes = noteLines(compiled, selections, sourceOf(values));
-    writeOutputState(cacheDir, outRoot, { inputKey, messages: { out: notes, err: printed.err }, bundles: { ...previous?.bundles, ...result.records }, built: [...bundles.keys()], files: fileCount });
+    const storedUnits = Object.fromEntries([...units].map(([key, value]) => [key, JSON.stringify(value)]));
+    writeOutputState(cacheDir, outRoot, {
+      inputKey,
+      messages: { out: notes, err: printed.err },
+      bundles: { ...previous?.bundles, ...result.records },
+      units: { ...previous?.units, ...storedUnits },
+      built: [...bundles.keys()],
+      files: fileCount,
+    });
   } else {
     await writeTrees(outRoot, bundles);
   }

@@ -19,25 +19,23 @@ export interface AgentFile {
 
 type PathOf = (pattern: string, names?: Record<string, string>) => string;
 
-export function renderAgents(agents: readonly IrNode[], surface: AgentSurface, context: ComposeContext, at: PathOf): AgentFile[] {
-  const files: AgentFile[] = [];
-  for (const agent of agents) {
-    const body = composeText(agent, context);
-    const file = at(surface.path, { name: agent.name });
-    switch (surface.format) {
-      case 'markdown':
-        files.push(...markdownAgent(agent, surface, markdownFrontmatter(agent, surface, context), body, context, at, file));
-        break;
-      case 'codex-toml':
-        files.push({ path: file, contents: codexAgentToml(agent, surface, body.replace(/^\n+/, ''), context), source: agent.path });
-        break;
-      case 'kimi-agent-spec':
-        files.push(...kimiAgentSpec(agent, surface, body.replace(/^\n+/, ''), context, at, file));
-        break;
-    }
+/** One agent's files on a surface (its prompt, or a spec and its prompt). */
+export function renderAgent(agent: IrNode, surface: AgentSurface, context: ComposeContext, at: PathOf): AgentFile[] {
+  const body = composeText(agent, context);
+  const file = at(surface.path, { name: agent.name });
+  switch (surface.format) {
+    case 'markdown':
+      return markdownAgent(agent, surface, markdownFrontmatter(agent, surface, context), body, context, at, file);
+    case 'codex-toml':
+      return [{ path: file, contents: codexAgentToml(agent, surface, body.replace(/^\n+/, ''), context), source: agent.path }];
+    case 'kimi-agent-spec':
+      return kimiAgentSpec(agent, surface, body.replace(/^\n+/, ''), context, at, file);
   }
-  if (surface.format === 'kimi-agent-spec') files.push(kimiRootSpec(agents, surface, context, at));
-  return files;
+}
+
+/** The file a surface lists its agents in, when its format has one (Kimi's root spec). */
+export function agentIndex(agents: readonly IrNode[], surface: AgentSurface, context: ComposeContext, at: PathOf): AgentFile | null {
+  return surface.format === 'kimi-agent-spec' ? kimiRootSpec(agents, surface, context, at) : null;
 }
 
 function frontmatterInput(agent: IrNode, context: ComposeContext) {

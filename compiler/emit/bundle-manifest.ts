@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { compareText } from '../diagnostics.ts';
 import type { ScopeId, Target } from '../targets/target-types.ts';
 import type { BundleManifest, ManifestCapability, ManifestFile } from '../../source/runtime/install/bundle-types.ts';
-import type { TreeFile, VirtualTree } from './virtual-tree.ts';
+import { byteLengthOf, factsOf, type TreeFile, type VirtualTree } from './virtual-tree.ts';
 
 export type { BundleManifest, ManifestFile } from '../../source/runtime/install/bundle-types.ts';
 
@@ -24,6 +24,7 @@ export const MANIFEST_VERSION = 1;
 const GSD_TOOLS = 'gsd-core/bin/gsd-tools.cjs';
 
 export function bytesOf(file: TreeFile): Uint8Array {
+  if (file.reused) throw new Error('internal: the bytes of a reused file were asked for');
   return typeof file.contents === 'string' ? Buffer.from(file.contents, 'utf8') : file.contents;
 }
 
@@ -41,7 +42,12 @@ let textDigestLength = 0;
 
 /** The SHA-256 (hex) of a tree file's bytes, each distinct content hashed once per process. */
 export function digestOf(file: TreeFile): string {
-  const { contents } = file;
+  const facts = factsOf(file);
+  return (facts.sha256 ??= contentDigest(file.contents));
+}
+
+/** The SHA-256 (hex) of bytes or UTF-8 text, each distinct content hashed once per process. */
+export function contentDigest(contents: string | Uint8Array): string {
   if (typeof contents !== 'string') {
     let digest = byteDigests.get(contents);
     if (digest === undefined) byteDigests.set(contents, (digest = createHash('sha256').update(contents).digest('hex')));
@@ -71,7 +77,7 @@ export function buildManifest(tree: VirtualTree, target: Target, scopeId: ScopeI
       return {
         path,
         sha256: digestOf(file),
-        bytes: typeof file.contents === 'string' ? Buffer.byteLength(file.contents, 'utf8') : file.contents.byteLength,
+        bytes: byteLengthOf(file),
         mode: file.executable ? '0755' : '0644',
         ...(file.merge ? { merge: file.merge } : {}),
         ...(file.generated ? { generated: true as const } : {}),

@@ -9,14 +9,15 @@ import { inlineSections } from '../compose/compose-capabilities.ts';
 import { buildSectionManifest } from '../compose/section-manifest.ts';
 import { CAPABILITY_LIST_FILE, capabilityListText } from '../compose/capability-list.ts';
 import type { CommandSurface, ConfigFile, ScopeId, Target, TargetScope } from '../targets/target-types.ts';
-import { renderAgents } from './agent-formats.ts';
+import { agentIndex, renderAgent } from './agent-formats.ts';
 import { renderFrontmatter, truncate } from './render-frontmatter.ts';
 import type { ComposeContext } from '../compose/compose-context.ts';
 import { composeString, composeText } from '../compose/compose-text.ts';
 import { rewriteRoot } from '../compose/rewrite-root.ts';
 import { routedCommands, routerReads } from './nest-routers.ts';
 import { hookFiles, hookFormat, runtimeHooks } from './hook-formats.ts';
-import { addBundleManifest } from './bundle-manifest.ts';
+import { addBundleManifest, contentDigest } from './bundle-manifest.ts';
+import { nodeDigest, type UnitReuse } from './render-units.ts';
 import { BUNDLE_FACTS_FILE } from '../../source/runtime/core/bundle-facts.ts';
 import { bundleFactsText } from './bundle-facts.ts';
 import { CONFIG_MERGE_FORMATS } from '../targets/landing-policy.ts';
@@ -48,12 +49,20 @@ export interface EmitInput {
   hooks?: HookEntry[];
   /** The skill profile `ir` was selected for (compose/select-profile.ts); recorded in the manifest unless full. */
   profile?: string;
+  /** An incremental build's units of the last build (render-units.ts): a unit found there is not rendered again. */
+  reuse?: UnitReuse;
+}
+
+interface RenderedFile {
+  path: string;
+  contents: string | Uint8Array;
+  extra?: Omit<TreeFile, 'contents'>;
 }
 
 /** Node kinds shipped (rendered) under {root}/<payload>/ (gsd-core/ unless the layout names another). */
 const PAYLOAD_KINDS = new Set(['workflow', 'step', 'mode', 'reference', 'template']);
 
-export function emitBundle({ ir, target, scope: scopeId, version, generated = [], hooks = [], profile }: EmitInput): VirtualTree {
+export function emitBundle({ ir, target, scope: scopeId, version, generated = [], hooks = [], profile, reuse }: EmitInput): VirtualTree {
   const scope = target.definition.scopes[scopeId];
   if (!scope) throw new Error(`target ${target.definition.id} has no ${scopeId} scope`);
   const context: ComposeContext = { target: target.definition, scope, version };
@@ -62,35 +71,64 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     const normalized = path.posix.normalize(file);
     if (tree.has(normalized)) throw new Error(`internal: two files emitted at ${normalized}`);
     tree.set(normalized, { contents, ...extra });
+    return normalized;
   };
   const at = (pattern: string, names: Record<string, string> = {}) => expandPath(pattern, scope, names);
   const payload = ir.payload ?? DEFAULT_PAYLOAD;
+  /** Puts the files of one render unit: the last build's, when `reuse` has them, else rendered now. */
+  const unit = (parts: readonly string[], render: () => RenderedFile[]) => {
+    if (!reuse) {
+      for (const file of render()) put(file.path, file.contents, file.extra);
+      return;
+    }
+    // The parts never hold a NUL (digests, indexes, JSON, paths): joined, they are a key without a hash's cost.
+    const key = parts.join('\u0000');
+    const reused = reuse.lookup(key);
+    const paths: string[] = [];
+    if (reused) {
+      for (const { path: file, facts, ...flags } of reused) paths.push(put(file, '', { ...flags, facts, reused: true }));
+    } else {
+      for (const file of render()) paths.push(put(file.path, file.contents, file.extra));
+    }
+    reuse.made.set(key, paths);
+  };
 
   const commands = ir.nodes.filter((node) => node.kind === 'command' && node.variant === undefined);
-  for (const surface of scope.commands) {
+  for (const [index, surface] of scope.commands.entries()) {
     for (const placed of placeCommands(commands, surface, at)) {
       const reads = placed.routes && surface.nested ? routerReads(placed.path, placed.routes, surface.nested) : undefined;
-      const text = renderCommand(placed.command, surface, target, reads ? { ...context, routes: reads } : context, placed.path);
-      put(placed.path, text, { source: placed.command.path });
+      const place = JSON.stringify([placed.path, reads ? [...reads.files] : null]);
+      unit(['command', String(index), place, nodeDigest(placed.command)], () => [
+        { path: placed.path, contents: renderCommand(placed.command, surface, target, reads ? { ...context, routes: reads } : context, placed.path), extra: { source: placed.command.path } },
+      ]);
     }
   }
   const agents = ir.nodes.filter((node) => node.kind === 'agent' && node.variant === undefined);
-  for (const surface of scope.agents) {
-    for (const file of renderAgents(agents, surface, context, at)) put(file.path, file.contents, { source: file.source });
+  for (const [index, surface] of scope.agents.entries()) {
+    for (const agent of agents) {
+      unit(['agent', String(index), nodeDigest(agent)], () => renderAgent(agent, surface, context, at).map((file) => ({ path: file.path, contents: file.contents, extra: { source: file.source! } })));
+    }
+    const listing = agentIndex(agents, surface, context, at);
+    if (listing) put(listing.path, listing.contents);
   }
   for (const node of ir.nodes) {
     // A variant (a `.compact.md` step, mode or template) lands at its own path, next to its
     // canonical file, where the corpus's compact-content gate reads it.
     if (PAYLOAD_KINDS.has(node.kind) && node.path.startsWith(`${payload}/`)) {
-      put(at(`{root}/${node.path}`), composeText(node, context, 0), { source: node.path });
+      unit(['payload', nodeDigest(node)], () => [{ path: at(`{root}/${node.path}`), contents: composeText(node, context, 0), extra: { source: node.path } }]);
     }
     // An agent's variant is a prompt to read, not a second agent: no runtime's agent folder can hold two
     // files with one `name:` (or, where the file name is the name, without listing a second agent every
     // turn), so it lands under <payload>/agents/, where `init` points a workflow at it (agentVariantPath).
     if (node.kind === 'agent' && node.variant !== undefined) {
       // Its frontmatter is text to read here, rendered like the body (slash mentions in the runtime's syntax).
-      const text = `${composeString(node.text.slice(0, node.body.start), context)}${composeText(node, context)}`;
-      put(at(`{root}/${agentVariantPath(node.name, node.variant, payload)}`), text, { source: node.path });
+      unit(['agent-variant', nodeDigest(node)], () => [
+        {
+          path: at(`{root}/${agentVariantPath(node.name, node.variant!, payload)}`),
+          contents: `${composeString(node.text.slice(0, node.body.start), context)}${composeText(node, context)}`,
+          extra: { source: node.path },
+        },
+      ]);
     }
   }
   put(at(`{root}/${payload}/workflows/section-manifest.json`), `${JSON.stringify(buildSectionManifest(ir.nodes, payload, inlineSections(ir.composition)), null, 2)}\n`);
@@ -104,7 +142,8 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     if (hookScript && !scope.hooks) continue;
     if (file.runtime !== undefined && file.runtime !== target.definition.id) continue;
     const destination = hookScript ? at(scope.hooks!.scripts, { file: file.path.slice('hooks/'.length) }) : at(`{root}/${file.path}`);
-    put(destination, file.contents, { generated: true, ...(file.executable ? { executable: true } : {}), ...(file.verbatim ? { verbatim: true } : {}) });
+    const extra = { generated: true, ...(file.executable ? { executable: true } : {}), ...(file.verbatim ? { verbatim: true } : {}) } as const;
+    unit(['generated', destination, JSON.stringify(extra), contentDigest(file.contents)], () => [{ path: destination, contents: file.contents, extra }]);
   }
   if (scope.hooks && hooks.length > 0) {
     // What the hooks know of this bundle (source/hooks/lib/update.ts): its version and the update command, if shipped, as the runtime types it.

@@ -3,6 +3,7 @@
 import type { MergeFormat } from '../../source/runtime/install/bundle-types.ts';
 
 export interface TreeFile {
+  /** The bytes; empty for a reused file (below), whose bytes are the ones already on disk. */
   contents: string | Uint8Array;
   executable?: boolean;
   /** Corpus path of the node the file was rendered from, for diagnostics. */
@@ -13,7 +14,63 @@ export interface TreeFile {
   verbatim?: boolean;
   /** A file shared with the user: the installer merges GSD's entries into theirs in this format. */
   merge?: MergeFormat;
+  /** What the manifest and the bundle checks derived from the bytes, each filled when first asked for. */
+  facts?: FileFacts;
+  /**
+   * Not rendered: the last build wrote this file from the same inputs and it is
+   * still on disk (compiler/incremental.ts). `contents` is empty; `facts` holds
+   * everything read from the bytes. Only an incremental build makes such files.
+   */
+  reused?: true;
+}
+
+/** A foreign root the leak check found in a file, before the bundle-wide exemptions. */
+export interface LeakHit {
+  line: number;
+  column: number;
+  /** The matched root text (the bundle's own folders exempt it). */
+  matched: string;
+  message: string;
+}
+
+/** A finding of a per-file limit (compiler/check/check-emitted.ts). */
+export interface LimitHit {
+  line: number;
+  column: number;
+  message: string;
+}
+
+/** What a listed command's frontmatter gives the per-turn listing. */
+export interface ListedFields {
+  name?: string;
+  description?: string;
+}
+
+/** Facts derived from a file's bytes: plain data, stored in the build cache for reused files. */
+export interface FileFacts {
+  sha256?: string;
+  bytes?: number;
+  leaks?: LeakHit[];
+  limits?: LimitHit[];
+  listed?: ListedFields;
 }
 
 /** Bundle-relative POSIX path → file, in sorted order. */
 export type VirtualTree = Map<string, TreeFile>;
+
+/** The file's facts record, made on first use. */
+export function factsOf(file: TreeFile): FileFacts {
+  return (file.facts ??= {});
+}
+
+/** The file's size in bytes (a reused file's from its facts). */
+export function byteLengthOf(file: TreeFile): number {
+  const facts = factsOf(file);
+  return (facts.bytes ??= typeof file.contents === 'string' ? Buffer.byteLength(file.contents, 'utf8') : file.contents.byteLength);
+}
+
+/** The file's text, which a check may read only for a file that was rendered. */
+export function renderedText(file: TreeFile): string {
+  if (file.reused || typeof file.contents !== 'string') throw new Error('internal: the text of a reused or binary file was asked for');
+  return file.contents;
+}

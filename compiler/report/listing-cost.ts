@@ -9,7 +9,7 @@ import { isMap, isPair, isScalar, parseDocument } from 'yaml';
 import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { TargetDefinition, TargetScope } from '../targets/target-types.ts';
 import { escapeRegExp } from '../util/text.ts';
-import type { VirtualTree } from '../emit/virtual-tree.ts';
+import { factsOf, type ListedFields, type VirtualTree } from '../emit/virtual-tree.ts';
 import type { Budgets } from '../check/check-budgets.ts';
 
 /** The ratio `~tokens` uses: about four UTF-8 bytes per token for English prose. */
@@ -37,8 +37,8 @@ export function listingCost(tree: VirtualTree, scope: TargetScope): ListingCost 
     const pattern = new RegExp(`^${escapeRegExp(surface.path.replaceAll('{root}', scope.root)).replace(escapeRegExp('{name}'), '[^/]+')}$`);
     for (const [file, entry] of tree) {
       if (!pattern.test(file) || typeof entry.contents !== 'string') continue;
-      const text = entry.contents;
-      const { name, description } = listedFields(text);
+      // A reused file's fields come from the build that rendered it.
+      const { name, description } = entry.reused ? entry.facts!.listed! : (factsOf(entry).listed = listedFields(entry.contents));
       const entryText = `${name ?? path.posix.basename(file).replace(/\.[^.]+$/, '')}${description ?? ''}`;
       const entryBytes = Buffer.byteLength(entryText);
       listings += 1;
@@ -50,7 +50,7 @@ export function listingCost(tree: VirtualTree, scope: TargetScope): ListingCost 
   return { shape: scope.commands.some((surface) => surface.nested) ? 'nested' : 'flat', listings, bytes, chars, tokens: Math.ceil(bytes / BYTES_PER_TOKEN), largest: largest?.file ?? null };
 }
 
-function listedFields(text: string): { name?: string; description?: string } {
+function listedFields(text: string): ListedFields {
   const match = /^---\n([\s\S]*?\n)---\n/.exec(text);
   if (!match) return {};
   const document = parseDocument(match[1]!);

@@ -90,13 +90,17 @@ export async function writeBundles(
   outRoot: string,
   bundles: ReadonlyMap<string, VirtualTree>,
   previous: Readonly<Record<string, BundleRecord>>,
+  options: { verified?: boolean } = {},
 ): Promise<{ records: Record<string, BundleRecord>; written: number }> {
   const records: Record<string, BundleRecord> = {};
   const whole = new Map<string, VirtualTree>();
   let written = 0;
   for (const [key, tree] of bundles) {
     const record = previous[key];
-    if (!record || !bundleMatches(outRoot, key, record)) {
+    // verified: the caller has just checked these records against the disk (incremental.ts trustedRecords).
+    if (!record || (!options.verified && !bundleMatches(outRoot, key, record))) {
+      // A reused file has no bytes to write: only a bundle whose record held it could have one.
+      if ([...tree.values()].some((entry) => entry.reused)) throw new Error(`internal: bundle ${key} has reused files but no record on disk`);
       whole.set(key, tree);
       continue;
     }
@@ -112,6 +116,7 @@ export async function writeBundles(
     const root = path.join(outRoot, key);
     await forEachBounded(changed, async (file) => {
       const entry = tree.get(file)!;
+      if (entry.reused) throw new Error(`internal: reused file ${key}/${file} differs from its record`);
       const target = path.join(root, file);
       await makeDirectory(path.dirname(target));
       const temporary = path.join(path.dirname(target), `.${path.basename(target)}.tmp-${process.pid}`);
