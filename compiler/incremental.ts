@@ -7,7 +7,7 @@ import path from 'node:path';
 import { compareText } from './diagnostics.ts';
 import { compilerFingerprint, hashParts, readCacheEntry, removeCacheEntry, writeCacheEntry } from './cache/build-cache.ts';
 import type { SourceFile } from './load/read-source-tree.ts';
-import { bundleMatches, type BundleRecord, type OutputState } from './write/output-state.ts';
+import type { BundleRecord, OutputState } from './write/output-state.ts';
 import type { StoredUnits, UnitSource } from './pipeline.ts';
 import type { ReusedFile } from './emit/render-units.ts';
 import os from 'node:os';
@@ -89,13 +89,10 @@ export function dropOutputState(cacheDir: string, outRoot: string): void {
   removeCacheEntry(cacheDir, stateName(outRoot));
 }
 
-/** The records of the bundles among `keys` that are still on disk exactly as the state says. */
-export function trustedRecords(outRoot: string, state: StoredState | null, keys: readonly string[]): Record<string, BundleRecord> {
+/** The records of the bundles among `keys` that were found on disk exactly as the state says (bundlesOnDisk). */
+export function trustedRecords(state: StoredState | null, onDisk: ReadonlySet<string>, keys: readonly string[]): Record<string, BundleRecord> {
   const trusted: Record<string, BundleRecord> = {};
-  for (const key of keys) {
-    const record = state?.bundles[key];
-    if (record && bundleMatches(outRoot, key, record)) trusted[key] = record;
-  }
+  for (const key of keys) if (state?.bundles[key] && onDisk.has(key)) trusted[key] = state.bundles[key];
   return trusted;
 }
 
@@ -135,11 +132,7 @@ function parseUnits(text: string): StoredUnits | null {
   return value as StoredUnits;
 }
 
-/** Whether the state's build is still exactly on disk: every bundle it wrote matches its record. */
-export async function stillOnDisk(outRoot: string, state: StoredState): Promise<boolean> {
-  for (const key of state.built) {
-    const record = state.bundles[key];
-    if (!record || !bundleMatches(outRoot, key, record)) return false;
-  }
-  return true;
+/** Whether the state's build is still exactly on disk: every bundle it wrote was found as its record says. */
+export function stillOnDisk(state: StoredState, onDisk: ReadonlySet<string>): boolean {
+  return state.built.every((key) => onDisk.has(key));
 }

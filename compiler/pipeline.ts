@@ -7,6 +7,7 @@ import path from 'node:path';
 import { diagnostic, sortDiagnostics, type Diagnostic } from './diagnostics.ts';
 import type { CorpusIr } from './ir/types.ts';
 import { buildIr, type NodeMemo } from './load/build-ir.ts';
+import { loadMarkdown, withMarkdown } from './load/markdown-parsers.ts';
 import { compilerFingerprint, hashParts, readCacheEntry, writeCacheEntry } from './cache/build-cache.ts';
 import { loadHooks, loadSettingsHooks, type HookEntry } from './load/load-hooks.ts';
 import { detectLayout, loadLayout, type Layout } from './load/layout.ts';
@@ -105,7 +106,8 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
   // One slot per source folder, so building two corpora in turn keeps both warm.
   const slot = hashParts([path.resolve(options.sourceDir)]).slice(0, 24);
   const memo = options.cacheDir ? readNodeMemo(options.cacheDir, slot, layout, outline, vocabulary) : undefined;
-  const corpus = buildIr(sourceFiles, vocabulary, layout, { outline, ...(memo ? { memo } : {}) });
+  if (outline) await loadMarkdown();
+  const corpus = await withMarkdown(() => buildIr(sourceFiles, vocabulary, layout, { outline, ...(memo ? { memo } : {}) }));
   if (options.cacheDir && memo) writeNodeMemo(options.cacheDir, slot, memo);
   const { assets, diagnostics } = corpus;
   const { targets, diagnostics: targetDiagnostics } = await loadTargets(options.targetsDir);
@@ -116,7 +118,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     budgets = loaded.loaded;
     diagnostics.push(...loaded.diagnostics);
   }
-  const composed = await composeStage(options, layout, version, sourceFiles, corpus.ir, budgets, vocabulary);
+  const composed = await composeStage(options, layout, version, sourceFiles, corpus.ir, budgets, vocabulary, slot);
   diagnostics.push(...composed.diagnostics);
   const { ir, files } = composed;
   const budgetRows = measureBudgets(ir.nodes, budgets?.budgets ?? null);
@@ -277,8 +279,14 @@ function bundleReuse(salt: string, previous: { units: StoredUnits; record: Bundl
     made: new Map(),
     lookup: (key) => {
       const files = units[key];
-      if (!files || !files.every((file) => previous!.record[file.path] !== undefined)) return undefined;
-      return files.map((file) => ({ ...file, facts: { ...file.facts, sha256: previous!.record[file.path]![0], bytes: previous!.record[file.path]![1] } }));
+      const record = previous?.record;
+      if (!files || !record || !files.every((file) => record[file.path] !== undefined)) return undefined;
+      // Parsed for this build alone (incremental.ts unitSource): completed in place.
+      for (const file of files) {
+        file.facts.sha256 = record[file.path]![0];
+        file.facts.bytes = record[file.path]![1];
+      }
+      return files;
     },
   };
 }
@@ -359,7 +367,7 @@ interface ComposeResult {
  * the loop points; the IR is rebuilt from the composed files so that every
  * later stage (checks, budgets, section manifest, emit, site) sees them.
  */
-async function composeStage(options: CompileOptions, layout: Layout, version: string, files: SourceFile[], ir: CorpusIr, budgets: LoadedBudgets | null, vocabulary: WhenVocabulary): Promise<ComposeResult> {
+async function composeStage(options: CompileOptions, layout: Layout, version: string, files: SourceFile[], ir: CorpusIr, budgets: LoadedBudgets | null, vocabulary: WhenVocabulary, slot: string): Promise<ComposeResult> {
   const sources = [...(layout.capabilities ? firstPartySources(options.sourceDir, layout.capabilities) : []), ...(options.capabilities ?? [])];
   if (sources.length === 0) return { ir, files, origins: null, hooks: [], diagnostics: [] };
   const loaded = loadCapabilities(sources, { version, configSchema: await readConfigSchema(options.sourceDir, layout) });
@@ -381,7 +389,11 @@ async function composeStage(options: CompileOptions, layout: Layout, version: st
   }));
   const hooks = loaded.capabilities.flatMap((capability) => capability.hooks.map((hook) => ({ capability, hook })));
   if (Object.keys(composition.points).length === 0 && placed.own.size === 0) return { ir: { ...ir, capabilities }, files, origins: null, hooks, diagnostics };
-  const rebuilt = buildIr(composition.files, { ...vocabulary, atoms: new Set([...vocabulary.atoms, ...composition.atoms]) }, layout);
+  const composedVocabulary = { ...vocabulary, atoms: new Set([...vocabulary.atoms, ...composition.atoms]) };
+  // The composed files are parsed again: with a cache, from their own memo (most of them are the corpus's files as they were).
+  const memo = options.cacheDir ? readNodeMemo(options.cacheDir, `${slot}-composed`, layout, false, composedVocabulary) : undefined;
+  const rebuilt = await withMarkdown(() => buildIr(composition.files, composedVocabulary, layout, memo ? { memo } : {}));
+  if (options.cacheDir && memo) writeNodeMemo(options.cacheDir, `${slot}-composed`, memo);
   // The corpus's own findings came from the first pass; the second adds only those in the text composition generated or placed.
   diagnostics.push(...remapDiagnostics(rebuilt.diagnostics.filter((d) => inComposedText(d, composition.origins) || placed.own.has(d.file)), composition.origins));
   return { ir: { ...rebuilt.ir, capabilities, composition: composition.points }, files: composition.files, origins: composition.origins, hooks, diagnostics };

@@ -6,7 +6,8 @@
 // only while the schemas it was compiled from are unchanged.
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+// ajv is loaded when a schema is compiled here: the prebuilt compiler's validators are compiled ahead of time.
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 
 /** Defined (true) by scripts/build-compiler.mjs in the prebuilt compiler only. */
 declare const GSD_BUILD_LIB: boolean | undefined;
@@ -15,13 +16,14 @@ const AJV_OPTIONS = { allErrors: true, strict: true, strictRequired: false, allo
 /** The file the prebuilt compiler's validators are in, beside its modules. */
 export const PRECOMPILED_FILE = 'validators.cjs';
 
+const requireHere = createRequire(import.meta.url);
 let ajv: Ajv | undefined;
 const cache = new Map<string, ValidateFunction>();
 const SCHEMAS = new URL('../schemas/', import.meta.url);
 
 /** The precompiled validators (key → function) when this is the prebuilt compiler, else null. */
 const precompiled: Record<string, ValidateFunction> | null =
-  typeof GSD_BUILD_LIB !== 'undefined' && GSD_BUILD_LIB ? (createRequire(import.meta.url)(`./lib/${PRECOMPILED_FILE}`) as { validators: Record<string, ValidateFunction> }).validators : null;
+  typeof GSD_BUILD_LIB !== 'undefined' && GSD_BUILD_LIB ? (requireHere(`./lib/${PRECOMPILED_FILE}`) as { validators: Record<string, ValidateFunction> }).validators : null;
 
 function readSchema(name: string): { $id?: string; definitions?: Record<string, unknown> } {
   return JSON.parse(readFileSync(new URL(name, SCHEMAS), 'utf8')) as { $id?: string };
@@ -50,8 +52,13 @@ export function schemaValidator(name: string, definition?: string): ValidateFunc
   return validate;
 }
 
+/** ajv's constructor, loaded on first use. */
+function ajvClass(): typeof Ajv {
+  return (requireHere('ajv') as { Ajv: typeof Ajv }).Ajv;
+}
+
 function compiler(): Ajv {
-  ajv ??= new Ajv(AJV_OPTIONS);
+  ajv ??= new (ajvClass())(AJV_OPTIONS);
   return ajv;
 }
 
@@ -64,7 +71,7 @@ function compiler(): Ajv {
 export async function precompiledValidators(): Promise<string> {
   // A CommonJS module: its default import is module.exports, the function itself.
   const standaloneCode = (await import('ajv/dist/standalone/index.js')).default as unknown as (ajv: Ajv, refs: Record<string, string>) => string;
-  const generator = new Ajv({ ...AJV_OPTIONS, code: { source: true } });
+  const generator = new (ajvClass())({ ...AJV_OPTIONS, code: { source: true } });
   const exports: Record<string, string> = {};
   const keys: Record<string, string> = {};
   const names = readdirSync(SCHEMAS).filter((file) => file.endsWith('.schema.json')).sort();

@@ -4,7 +4,7 @@ import { bundleKey, emitBundles } from '../pipeline.ts';
 import { layoutNames } from '../load/layout.ts';
 import { readBuildConfig } from '../load/build-config.ts';
 import { writeTrees } from '../write/write-tree.ts';
-import { writeBundles, type OutputState } from '../write/output-state.ts';
+import { bundlesOnDisk, writeBundles, type BundleRecord, type OutputState } from '../write/output-state.ts';
 import { buildInputKey, defaultCacheDir, dropOutputState, readOutputState, stillOnDisk, trustedRecords, unitSource, writeOutputState } from '../incremental.ts';
 import { readSourceTree } from '../load/read-source-tree.ts';
 import { DEFAULT_TARGETS_DIR } from '../targets/load-targets.ts';
@@ -45,16 +45,18 @@ export async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: 
   const outRoot = values.out ?? 'dist';
   const cacheDir = values['no-cache'] ? null : path.resolve(values.cache ?? defaultCacheDir());
   const sourceDir = sourceOf(values);
+  const previous = cacheDir ? readOutputState(cacheDir, outRoot) : null;
+  // Checked against the disk while the sources are read and compiled (bundlesOnDisk runs on libuv's threads).
+  const onDisk = previous ? bundlesOnDisk(outRoot, selectedRecords(previous.bundles, values)) : Promise.resolve(new Set<string>());
   const files = cacheDir ? await readSourceTree(sourceDir) : undefined;
   const inputKey = cacheDir
     ? await buildInputKey(files!, values.targets ?? DEFAULT_TARGETS_DIR, { target: values.target ?? null, scope: values.scope ?? null, all: values.all ?? false, layout: values.layout ?? null, profile: values.profile ?? null })
     : '';
   // Inputs outside the source tree and the targets (a layout file, third-party capabilities) are not in the key: such builds always build.
   const keyed = (values.layout === undefined || layoutNames().includes(values.layout)) && (values.capability ?? []).length === 0 && (readBuildConfig(process.cwd()).config?.capabilities.length ?? 0) === 0;
-  const previous = cacheDir ? readOutputState(cacheDir, outRoot) : null;
   const summary = (bundles: number, fileCount: number, written: number, keys: readonly string[]) =>
     `built ${bundles} bundle(s), ${fileCount} files (${written} written), into ${outRoot}/ in ${Math.round(performance.now() - started)} ms: ${keys.join(', ')}`;
-  if (cacheDir && keyed && previous && previous.inputKey === inputKey && (await stillOnDisk(outRoot, previous))) {
+  if (cacheDir && keyed && previous && previous.inputKey === inputKey && stillOnDisk(previous, await onDisk)) {
     if (options.replay !== false) previous.messages.err.forEach((line) => io.err(line));
     io.out(summary(previous.built.length, previous.files, 0, previous.built));
     if (options.replay !== false) previous.messages.out.forEach((line) => io.out(line));
@@ -66,14 +68,14 @@ export async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: 
   if (!compiled) return 1;
   const selections = selectBundles(compiled, values.target, values.scope as ScopeId | undefined, values.all ?? false);
   // The bundles still on disk as the last build left them: their unchanged units are not rendered again, their unchanged files not written.
-  const trusted = cacheDir ? trustedRecords(outRoot, previous, selections.map(bundleKey)) : {};
+  const trusted = cacheDir ? trustedRecords(previous, await onDisk, selections.map(bundleKey)) : {};
   const { bundles, diagnostics, units } = emitBundles(compiled, selections, profileOption(values.profile, compiled), cacheDir ? unitSource(previous, trusted) : undefined);
   if (!reportEmitted(diagnostics, recording, outRoot)) return 1;
   const fileCount = [...bundles.values()].reduce((sum, tree) => sum + tree.size, 0);
   let written = fileCount;
   if (cacheDir) {
     dropOutputState(cacheDir, outRoot);
-    const result = await writeBundles(outRoot, bundles, trusted, { verified: true });
+    const result = await writeBundles(outRoot, bundles, trusted);
     written = result.written;
     const notes = noteLines(compiled, selections, sourceOf(values));
     const storedUnits = Object.fromEntries([...units].map(([key, value]) => [key, JSON.stringify(value)]));
@@ -91,6 +93,15 @@ export async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: 
   io.out(summary(bundles.size, fileCount, written, [...bundles.keys()]));
   noteLines(compiled, selections, sourceOf(values)).forEach((line) => io.out(line));
   return 0;
+}
+
+/** The records of the bundles this build may write: all of them, or those of the --target and --scope given. */
+function selectedRecords(records: Readonly<Record<string, BundleRecord>>, values: ParsedValues<typeof BUILD_OPTIONS>): Record<string, BundleRecord> {
+  const wanted = (key: string) => {
+    const [target, scope] = key.split('/');
+    return (values.target === undefined || values.target.includes(target!)) && (values.scope === undefined || values.scope === scope);
+  };
+  return Object.fromEntries(Object.entries(records).filter(([key]) => values.all || wanted(key)));
 }
 
 /** Quiet time after the last change before a rebuild: editors save in bursts. */

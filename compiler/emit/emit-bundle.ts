@@ -67,12 +67,13 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
   if (!scope) throw new Error(`target ${target.definition.id} has no ${scopeId} scope`);
   const context: ComposeContext = { target: target.definition, scope, version };
   const tree: VirtualTree = new Map();
-  const put = (file: string, contents: string | Uint8Array, extra: Omit<TreeFile, 'contents'> = {}) => {
+  const place = (file: string, entry: TreeFile) => {
     const normalized = path.posix.normalize(file);
     if (tree.has(normalized)) throw new Error(`internal: two files emitted at ${normalized}`);
-    tree.set(normalized, { contents, ...extra });
+    tree.set(normalized, entry);
     return normalized;
   };
+  const put = (file: string, contents: string | Uint8Array, extra: Omit<TreeFile, 'contents'> = {}) => place(file, { contents, ...extra });
   const at = (pattern: string, names: Record<string, string> = {}) => expandPath(pattern, scope, names);
   const payload = ir.payload ?? DEFAULT_PAYLOAD;
   /** Puts the files of one render unit: the last build's, when `reuse` has them, else rendered now. */
@@ -86,7 +87,14 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     const reused = reuse.lookup(key);
     const paths: string[] = [];
     if (reused) {
-      for (const { path: file, facts, ...flags } of reused) paths.push(put(file, '', { ...flags, facts, reused: true }));
+      for (const file of reused) {
+        const entry: TreeFile = { contents: '', facts: file.facts, reused: true };
+        if (file.executable) entry.executable = true;
+        if (file.source !== undefined) entry.source = file.source;
+        if (file.generated) entry.generated = true;
+        if (file.verbatim) entry.verbatim = true;
+        paths.push(place(file.path, entry));
+      }
     } else {
       for (const file of render()) paths.push(put(file.path, file.contents, file.extra));
     }

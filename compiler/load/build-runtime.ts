@@ -9,7 +9,8 @@ import { existsSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build, type Message, type Plugin } from 'esbuild';
+// esbuild is imported when a build runs: most builds reuse the cached one, and loading it costs every start.
+import type { Message, Plugin } from 'esbuild';
 import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import { preserveImportMetaUrl } from '../util/esbuild-meta-url.ts';
 
@@ -84,6 +85,7 @@ export async function buildCorpusRuntime(sourceDir: string, hookPayloads: Record
   if (!existsSync(builder)) return { shipsCli: false, files: [], diagnostics: [] };
   let code: string;
   try {
+    const { build } = await import('esbuild');
     const result = await build({
       entryPoints: [builder],
       bundle: true,

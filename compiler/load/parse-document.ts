@@ -3,37 +3,9 @@
 // frontmatter with `yaml` keeping positions, and, when asked, records the
 // body's outline with remark. Nothing is rewritten: the raw text stays the
 // single source of the bytes.
-import { unified } from 'unified';
-import remarkParse from 'remark-parse';
-import remarkFrontmatter from 'remark-frontmatter';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import type { Root, Heading, Code, PhrasingContent } from 'mdast';
-
-/**
- * Block structure is all the IR takes from remark (frontmatter, headings,
- * code blocks), so inline constructs are switched off: on a 4 MB corpus that
- * cuts parsing time several-fold. Heading text then keeps its inline markup.
- */
-const INLINE_CONSTRUCTS = [
-  'attention',
-  'autolink',
-  'characterEscape',
-  'characterReference',
-  'codeText',
-  'hardBreakEscape',
-  'htmlText',
-  'labelStartImage',
-  'labelStartLink',
-  'labelEnd',
-];
-const markdown = unified()
-  .use(remarkParse)
-  .use(remarkFrontmatter, ['yaml'])
-  .use(function disableInlineConstructs(this: { data: () => unknown }) {
-    const data = this.data() as { micromarkExtensions?: unknown[] };
-    (data.micromarkExtensions ??= []).push({ disable: { null: INLINE_CONSTRUCTS } });
-  })
-  .freeze();
+import { markdownParsers } from './markdown-parsers.ts';
 
 export interface Frontmatter {
   /** YAML text between the fences, exactly as written. */
@@ -133,7 +105,7 @@ function nextLineEnd(text: string, from: number): number {
 
 /** Top-level headings and code blocks, from a remark parse of the whole document. */
 function outlineOf(text: string): OutlineEntry[] {
-  const tree = markdown.parse(text) as Root;
+  const tree = markdownParsers().blocks.parse(text) as Root;
   const outline: OutlineEntry[] = [];
   for (const node of tree.children) {
     if (node.type === 'heading') {

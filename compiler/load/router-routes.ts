@@ -4,13 +4,9 @@
 // row. These become rewrite spans, so a nested layout can render a row as a
 // read of the routed file (compose/rewrite-spans.ts) without any
 // pattern run over rendered text.
-import { unified } from 'unified';
-import remarkParse from 'remark-parse';
-import remarkGfm from 'remark-gfm';
 import type { Root, RootContent, Table, TableCell } from 'mdast';
 import type { RewriteSpan } from '../ir/types.ts';
-
-const markdown = unified().use(remarkParse).use(remarkGfm).freeze();
+import { markdownParsers } from './markdown-parsers.ts';
 
 const offsets = (node: { position?: { start: { offset?: number }; end: { offset?: number } } }) => ({ start: node.position?.start.offset ?? 0, end: node.position?.end.offset ?? 0 });
 
@@ -31,7 +27,7 @@ function cellSpan(text: string, cell: TableCell): { start: number; end: number; 
  */
 export function routerSpans(text: string, bodyStart: number): RewriteSpan[] {
   const body = text.slice(bodyStart);
-  const tree = markdown.parse(body) as Root;
+  const tree = markdownParsers().gfm.parse(body) as Root;
   const index = tree.children.findIndex((node) => node.type === 'table');
   if (index < 0) return [];
   const table = tree.children[index] as Table;

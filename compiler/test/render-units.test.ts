@@ -28,8 +28,9 @@ function recordOf(tree: VirtualTree): BundleRecord {
   return Object.fromEntries([...tree].map(([file, entry]) => [file, [digestOf(entry), byteLengthOf(entry), entry.executable ? 0o755 : 0o644, 0]]));
 }
 
+/** As an incremental build hands them back: stored as JSON text, parsed afresh for each build. */
 function sourceFrom(run: ReturnType<typeof emitBundles>): UnitSource {
-  return { previous: (bundle) => ({ units: run.units.get(bundle)!, record: recordOf(run.bundles.get(bundle)!) }) };
+  return { previous: (bundle) => ({ units: JSON.parse(JSON.stringify(run.units.get(bundle)!)) as StoredUnits, record: recordOf(run.bundles.get(bundle)!) }) };
 }
 
 const none: UnitSource = { previous: () => undefined };
@@ -85,7 +86,7 @@ units('should not reuse a unit whose file is missing from the bundle record', as
   const record = recordOf(tree);
   const dropped = Object.keys(record).find((file) => file.endsWith('notes.md'))!;
   delete record[dropped];
-  const second = emitBundles(built, selections, undefined, { previous: (key) => (key === bundle ? { units: first.units.get(key)!, record } : undefined) });
+  const second = emitBundles(built, selections, undefined, { previous: (key) => (key === bundle ? { units: JSON.parse(JSON.stringify(first.units.get(key)!)) as StoredUnits, record } : undefined) });
   const reused = [...second.bundles.get(bundle)!.values()].filter((file) => file.reused).length;
   assert.ok(!second.bundles.get(bundle)!.get(dropped)!.reused, 'the file without a record is rendered');
   assert.ok(reused > 0 && reused < tree.size, `${reused} reused of ${tree.size}`);

@@ -4,8 +4,8 @@
 // it still matches its record exactly (same files and folders, same sizes,
 // modes and mtimes): a hand edit, a deleted or an added file, and the whole
 // bundle is written afresh.
-import { lstatSync, readdirSync } from 'node:fs';
-import { chmod, lstat, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs';
+import { chmod, lstat as lstatFile, readdir as readFolder, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { digestOf, MANIFEST_FILE, type BundleManifest } from '../emit/bundle-manifest.ts';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
@@ -26,45 +26,61 @@ const FILE_MODE = 0o644;
 const EXECUTABLE_MODE = 0o755;
 const UMASK = process.umask();
 /**
- * Whether `<outRoot>/<key>` is exactly what `record` says: the same files and
- * folders, sizes, modes and mtimes. Synchronous on purpose: tens of thousands
- * of lstat calls in a loop cost a fraction of the same calls as promises.
+ * The keys of the bundles whose folder `<outRoot>/<key>` is exactly what its
+ * record says: the same files and folders, sizes, modes and mtimes. Every
+ * readdir and lstat is issued at once and runs on libuv's threads, so the
+ * check goes on beside whatever the caller does next (a build compiles).
  */
-export function bundleMatches(outRoot: string, key: string, record: BundleRecord): boolean {
-  const root = path.join(outRoot, key);
-  const files = Object.keys(record);
-  const expectedFolders = new Set<string>();
-  for (const file of files) for (let dir = path.posix.dirname(file); dir !== '.' && !expectedFolders.has(dir); dir = path.posix.dirname(dir)) expectedFolders.add(dir);
-  let fileCount = 0;
-  let folderCount = 0;
-  const walk = (relative: string): boolean => {
-    let entries;
-    try {
-      entries = readdirSync(relative ? path.join(root, relative) : root, { withFileTypes: true });
-    } catch {
-      return false;
+export async function bundlesOnDisk(outRoot: string, records: Readonly<Record<string, BundleRecord>>): Promise<Set<string>> {
+  const keys = Object.keys(records);
+  const matches = await Promise.all(keys.map((key) => bundleOnDisk(path.join(outRoot, key), records[key]!)));
+  return new Set(keys.filter((_, index) => matches[index]));
+}
+
+function bundleOnDisk(root: string, record: BundleRecord): Promise<boolean> {
+  // Folder ('' for the root) → the names it must hold, exactly.
+  const folders = new Map<string, Set<string>>([['', new Set()]]);
+  for (const file of Object.keys(record)) {
+    let name = path.posix.basename(file);
+    for (let dir = path.posix.dirname(file); ; dir = path.posix.dirname(dir)) {
+      const folder = dir === '.' ? '' : dir;
+      const names = folders.get(folder);
+      if (names) {
+        names.add(name);
+        break;
+      }
+      // A folder not seen before: it is also a name its parent must hold.
+      folders.set(folder, new Set([name]));
+      name = path.posix.basename(folder);
     }
-    for (const entry of entries) {
-      const child = relative ? `${relative}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) {
-        folderCount += 1;
-        if (!expectedFolders.has(child) || !walk(child)) return false;
-      } else if (entry.isFile()) {
-        const expected = record[child];
-        if (!expected) return false;
-        fileCount += 1;
-        let stats;
-        try {
-          stats = lstatSync(path.join(root, child));
-        } catch {
-          return false;
+  }
+  return new Promise((resolve) => {
+    let pending = folders.size + Object.keys(record).length;
+    let settled = false;
+    const done = (ok: boolean) => {
+      if (settled) return;
+      if (!ok) {
+        settled = true;
+        resolve(false);
+      } else if (--pending === 0) {
+        settled = true;
+        resolve(true);
+      }
+    };
+    for (const [folder, names] of folders) {
+      readdir(folder ? path.join(root, folder) : root, { withFileTypes: true }, (error, entries) => {
+        if (error || entries.length !== names.size) return done(false);
+        for (const entry of entries) {
+          const child = folder ? `${folder}/${entry.name}` : entry.name;
+          if (!names.has(entry.name) || (entry.isDirectory() ? !folders.has(child) : !entry.isFile() || record[child] === undefined)) return done(false);
         }
-        if (stats.size !== expected[1] || (stats.mode & 0o777) !== expected[2] || stats.mtimeMs !== expected[3]) return false;
-      } else return false;
+        done(true);
+      });
     }
-    return true;
-  };
-  return walk('') && fileCount === files.length && folderCount === expectedFolders.size;
+    for (const [file, expected] of Object.entries(record)) {
+      lstat(path.join(root, file), (error, stats) => done(!error && stats.isFile() && stats.size === expected[1] && (stats.mode & 0o777) === expected[2] && stats.mtimeMs === expected[3]));
+    }
+  });
 }
 
 /** The SHA-256 of every file of a tree: from its manifest where it lists the file, else computed. */
@@ -79,8 +95,8 @@ function digests(tree: VirtualTree): Map<string, string> {
 }
 
 /**
- * Writes each bundle. One whose folder still matches its record is updated in
- * place: only files whose bytes changed are written (each to a temporary
+ * Writes each bundle. One with a trusted record (the caller has checked it
+ * against the disk: bundlesOnDisk) is updated in place: only files whose bytes changed are written (each to a temporary
  * sibling, then renamed over the old one), files it no longer has are removed.
  * Any other bundle is written whole and swapped in (write-tree). Returns the
  * records of the bundles written. The caller drops the old state before and
@@ -89,16 +105,14 @@ function digests(tree: VirtualTree): Map<string, string> {
 export async function writeBundles(
   outRoot: string,
   bundles: ReadonlyMap<string, VirtualTree>,
-  previous: Readonly<Record<string, BundleRecord>>,
-  options: { verified?: boolean } = {},
+  trusted: Readonly<Record<string, BundleRecord>>,
 ): Promise<{ records: Record<string, BundleRecord>; written: number }> {
   const records: Record<string, BundleRecord> = {};
   const whole = new Map<string, VirtualTree>();
   let written = 0;
   for (const [key, tree] of bundles) {
-    const record = previous[key];
-    // verified: the caller has just checked these records against the disk (incremental.ts trustedRecords).
-    if (!record || (!options.verified && !bundleMatches(outRoot, key, record))) {
+    const record = trusted[key];
+    if (!record) {
       // A reused file has no bytes to write: only a bundle whose record held it could have one.
       if ([...tree.values()].some((entry) => entry.reused)) throw new Error(`internal: bundle ${key} has reused files but no record on disk`);
       whole.set(key, tree);
@@ -128,7 +142,7 @@ export async function writeBundles(
       } finally {
         await rm(temporary, { force: true });
       }
-      const stats = await lstat(target);
+      const stats = await lstatFile(target);
       next[file] = [sums.get(file)!, stats.size, stats.mode & 0o777, stats.mtimeMs];
     });
     written += changed.length;
@@ -152,7 +166,7 @@ async function recordOf(root: string, tree: VirtualTree): Promise<BundleRecord> 
   const record: BundleRecord = {};
   const files = [...tree.keys()];
   await forEachBounded(files, async (file) => {
-    const stats = await lstat(path.join(root, file));
+    const stats = await lstatFile(path.join(root, file));
     record[file] = [sums.get(file)!, stats.size, stats.mode & 0o777, stats.mtimeMs];
   });
   // Keys in tree order, so the state file is the same for the same output.
@@ -164,7 +178,7 @@ async function removeEmptyFolders(root: string, removed: readonly string[]): Pro
   const folders = new Set<string>();
   for (const file of removed) for (let dir = path.posix.dirname(file); dir !== '.'; dir = path.posix.dirname(dir)) folders.add(dir);
   for (const folder of [...folders].sort((a, b) => b.length - a.length)) {
-    const entries = await readdir(path.join(root, folder)).catch(() => null);
+    const entries = await readFolder(path.join(root, folder)).catch(() => null);
     if (entries && entries.length === 0) await rmdir(path.join(root, folder));
   }
 }

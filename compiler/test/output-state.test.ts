@@ -1,0 +1,60 @@
+// An incremental build trusts a bundle folder only while it is exactly what
+// the last build recorded (write/output-state.ts bundlesOnDisk): any change
+// by hand or by another program there makes the next build write it whole.
+import { chmodSync, mkdirSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { bundlesOnDisk, writeBundles, type BundleRecord } from '../write/output-state.ts';
+import type { VirtualTree } from '../emit/virtual-tree.ts';
+import { suite, assert } from './harness.ts';
+import { temporaryDir } from './fixture-support.ts';
+
+const state = suite('output state');
+
+const TREE: VirtualTree = new Map([
+  ['README.txt', { contents: 'read me\n' }],
+  ['bin/tool.cjs', { contents: '#!/usr/bin/env node\n', executable: true }],
+  ['skills/gsd-a/SKILL.md', { contents: '# A\n' }],
+  ['skills/gsd-b/SKILL.md', { contents: '# B\n' }],
+]);
+
+/** A fresh output folder with the tree written as bundle t/global, and its record. */
+async function written(): Promise<{ out: string; root: string; record: BundleRecord }> {
+  const out = temporaryDir('output-state');
+  const { records } = await writeBundles(out, new Map([['t/global', TREE]]), {});
+  return { out, root: path.join(out, 't/global'), record: records['t/global']! };
+}
+
+const CHANGES: [string, (root: string) => void][] = [
+  ['bytes changed', (root) => writeFileSync(path.join(root, 'skills/gsd-a/SKILL.md'), '# A, edited\n')],
+  ['same bytes, new mtime', (root) => utimesSync(path.join(root, 'README.txt'), 1, 1)],
+  ['mode changed', (root) => chmodSync(path.join(root, 'bin/tool.cjs'), 0o644)],
+  ['file added', (root) => writeFileSync(path.join(root, 'skills/extra.md'), 'x')],
+  ['empty folder added', (root) => mkdirSync(path.join(root, 'skills/gsd-c'))],
+  ['file removed', (root) => rmSync(path.join(root, 'skills/gsd-b/SKILL.md'))],
+  ['folder removed', (root) => rmSync(path.join(root, 'skills/gsd-b'), { recursive: true })],
+  ['file replaced by a folder', (root) => (rmSync(path.join(root, 'README.txt')), mkdirSync(path.join(root, 'README.txt')))],
+  ['file replaced by a symlink to the same bytes', (root) => (renameSync(path.join(root, 'README.txt'), path.join(root, '..', 'moved.txt')), symlinkSync(path.join(root, '..', 'moved.txt'), path.join(root, 'README.txt')))],
+  ['folder replaced by a symlink', (root) => (renameSync(path.join(root, 'skills'), path.join(root, '..', 'skills')), symlinkSync(path.join(root, '..', 'skills'), path.join(root, 'skills')))],
+  ['bundle folder removed', (root) => rmSync(root, { recursive: true })],
+];
+
+state('should trust an untouched bundle and no bundle changed in any way', async () => {
+  const intact = await written();
+  assert.equal([...(await bundlesOnDisk(intact.out, { 't/global': intact.record }))], ['t/global']);
+  rmSync(intact.out, { recursive: true, force: true });
+  for (const [what, change] of CHANGES) {
+    const { out, root, record } = await written();
+    change(root);
+    assert.equal([...(await bundlesOnDisk(out, { 't/global': record }))], [], what);
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+state('should not trust a record that names a file the folder lacks', async () => {
+  const { out, record } = await written();
+  const forged: BundleRecord = { ...record, 'skills/gsd-a/more.md': record['skills/gsd-a/SKILL.md']! };
+  assert.equal([...(await bundlesOnDisk(out, { 't/global': forged, 'other/local': record }))], []);
+  rmSync(out, { recursive: true, force: true });
+});
+
+state.run();
