@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { advise, allow, projectRoot, runHook, writeJsonFile, type HookAnswer, type HookInput } from './lib/hook.ts';
+import { cappedBody } from './lib/capped-body.ts';
 import { cachedUpdate, cacheFile, disabledBy, isFresh, isNewer, readCache, readRelease, SETTINGS, version, type CacheRecord, type Release, type UpdateSettings } from './lib/update.ts';
 
 type Env = Record<string, string | undefined>;
@@ -155,21 +156,9 @@ export async function boundedGet(url: URL, settings: Pick<UpdateSettings, 'timeo
       await res.body?.cancel().catch(() => undefined);
       throw new CheckFailed(`expected HTTP 200, found ${res.status}`);
     }
-    if (!res.body) return '';
-    const reader = res.body.getReader();
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > settings.maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        throw new CheckFailed(`an answer over ${settings.maxBytes} bytes`);
-      }
-      chunks.push(value);
-    }
-    return Buffer.concat(chunks).toString('utf8');
+    const body = await cappedBody(res, settings.maxBytes);
+    if (body === null) throw new CheckFailed(`an answer over ${settings.maxBytes} bytes`);
+    return body;
   }
 }
 

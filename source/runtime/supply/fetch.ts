@@ -3,6 +3,7 @@
 // recorded answers from a folder and never touches the network.
 import fs from 'node:fs';
 import path from 'node:path';
+import { cappedBody } from '../../hooks/lib/capped-body.ts';
 
 /** A registry's answer: HTTP status and the body as text (parsed by the adapter, so a malformed body is its finding). */
 export interface Answer {
@@ -32,31 +33,10 @@ export function networkFetch(timeoutMs: number, maxBytes: number, fetchImpl: typ
     }
     const declared = Number(res.headers.get('content-length') ?? '0');
     if (declared > maxBytes) throw new Error(`answer of ${declared} bytes is over the ${maxBytes}-byte cap`);
-    return { status: res.status, body: await cappedText(res, maxBytes) };
+    const body = await cappedBody(res, maxBytes);
+    if (body === null) throw new Error(`answer is over the ${maxBytes}-byte cap`);
+    return { status: res.status, body };
   };
-}
-
-/**
- * The body as text, read chunk by chunk and given up the moment it passes the
- * cap: a chunked answer declares no length, and reading it whole first would
- * hold all of it in memory.
- */
-async function cappedText(res: Response, maxBytes: number): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw new Error(`answer is over the ${maxBytes}-byte cap`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 export const timeoutError = (message: string) => Object.assign(new Error(message), { name: 'TimeoutError' });
