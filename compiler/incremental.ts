@@ -2,10 +2,9 @@
 // state (write/output-state.ts) stored in the build cache per output folder.
 // A build whose key matches the state's, over bundles that still match their
 // records, has nothing to do; any other build rewrites only changed files.
-import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { compareText } from './diagnostics.ts';
-import { compilerFingerprint, hashParts, readCacheEntry, removeCacheEntry, writeCacheEntry } from './cache/build-cache.ts';
+import { compilerFingerprint, hashParts, readCacheEntry, readTree, removeCacheEntry, writeCacheEntry } from './cache/build-cache.ts';
 import type { SourceFile } from './load/read-source-tree.ts';
 import type { BundleRecord, OutputState } from './write/output-state.ts';
 import type { StoredUnits, UnitSource } from './pipeline.ts';
@@ -17,21 +16,6 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env['GSD_BUILD_CACHE']) return path.resolve(env['GSD_BUILD_CACHE']);
   const base = env['XDG_CACHE_HOME'] ? path.resolve(env['XDG_CACHE_HOME']) : path.join(os.homedir(), '.cache');
   return path.join(base, 'gsd-build');
-}
-
-/** Every file under `dir` (sorted, relative POSIX paths) with its bytes; none when it does not exist. */
-async function readTree(dir: string): Promise<(string | Uint8Array)[]> {
-  const parts: (string | Uint8Array)[] = [];
-  const visit = async (relative: string) => {
-    const entries = await readdir(path.join(dir, relative), { withFileTypes: true }).catch(() => []);
-    for (const entry of entries.sort((a, b) => compareText(a.name, b.name))) {
-      const child = relative ? `${relative}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) await visit(child);
-      else if (entry.isFile()) parts.push(child, await readFile(path.join(dir, child)));
-    }
-  };
-  await visit('');
-  return parts;
 }
 
 /**

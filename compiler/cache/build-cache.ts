@@ -6,6 +6,7 @@
 // miss and is rebuilt. Writes go to a temporary sibling, then rename.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { compareText } from '../diagnostics.ts';
@@ -14,6 +15,21 @@ const FORMAT = 'gsd-build-cache/1';
 const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 /** What the compiler's behaviour is made of: its code and data, the schemas, and the locked dependencies. */
 const FINGERPRINT_INPUTS = ['compiler', 'schemas', 'package.json', 'package-lock.json'];
+
+/** Every file under `dir` (sorted, relative POSIX paths) with its bytes; none when it does not exist. */
+export async function readTree(dir: string): Promise<(string | Uint8Array)[]> {
+  const parts: (string | Uint8Array)[] = [];
+  const visit = async (relative: string) => {
+    const entries = await readdir(path.join(dir, relative), { withFileTypes: true }).catch(() => []);
+    for (const entry of entries.sort((a, b) => compareText(a.name, b.name))) {
+      const child = relative ? `${relative}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) await visit(child);
+      else if (entry.isFile()) parts.push(child, await readFile(path.join(dir, child)));
+    }
+  };
+  await visit('');
+  return parts;
+}
 
 /** SHA-256 of the parts, each length-prefixed so that no two part lists collide. */
 export function hashParts(parts: readonly (string | Uint8Array)[]): string {

@@ -17,9 +17,10 @@ export function checkFrontmatter(nodes: readonly IrNode[]): Diagnostic[] {
     const schema = SCHEMA_BY_KIND[node.kind];
     const frontmatter = node.frontmatter;
     if (!schema || !frontmatter || frontmatter.data === null) continue;
-    const lineCounter = new LineCounter();
-    const document = parseDocument(frontmatter.raw, { lineCounter });
+    // Parsed again with positions only for a finding: most frontmatter has none.
     const at = (path: (string | number)[], atKey: boolean) => {
+      const lineCounter = new LineCounter();
+      const document = parseDocument(frontmatter.raw, { lineCounter });
       const { line, col } = lineCounter.linePos(yamlOffset(document, path, atKey));
       return { line: frontmatter.line + line - 1, column: col };
     };

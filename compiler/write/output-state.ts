@@ -4,7 +4,7 @@
 // it still matches its record exactly (same files and folders, same sizes,
 // modes and mtimes): a hand edit, a deleted or an added file, and the whole
 // bundle is written afresh.
-import { lstat, readdir } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { chmod, lstat as lstatFile, readdir as readFolder, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { digestOf, MANIFEST_FILE, type BundleManifest } from '../emit/bundle-manifest.ts';
@@ -26,60 +26,64 @@ const FILE_MODE = 0o644;
 const EXECUTABLE_MODE = 0o755;
 const UMASK = process.umask();
 /**
- * The keys of the bundles whose folder `<outRoot>/<key>` is exactly what its
- * record says: the same files and folders, sizes, modes and mtimes. Every
- * readdir and lstat is issued at once and runs on libuv's threads, so the
- * check goes on beside whatever the caller does next (a build compiles).
+ * The check bundlesOnDisk runs in a worker thread, as CommonJS source text: a
+ * text the bundler leaves alone, so it runs the same under the TypeScript
+ * loader and in the prebuilt compiler. A bundle matches when its folder holds
+ * exactly the record's files and the folders they need, nothing else, each
+ * file a regular file with the recorded size, mode and mtime.
  */
-export async function bundlesOnDisk(outRoot: string, records: Readonly<Record<string, BundleRecord>>): Promise<Set<string>> {
-  const keys = Object.keys(records);
-  const matches = await Promise.all(keys.map((key) => bundleOnDisk(path.join(outRoot, key), records[key]!)));
-  return new Set(keys.filter((_, index) => matches[index]));
+const DISK_CHECK = String.raw`
+const { parentPort, workerData } = require('node:worker_threads');
+const fs = require('node:fs');
+const path = require('node:path');
+function matches(root, record) {
+  const files = Object.keys(record);
+  const folders = new Set();
+  for (const file of files) for (let dir = path.posix.dirname(file); dir !== '.' && !folders.has(dir); dir = path.posix.dirname(dir)) folders.add(dir);
+  let fileCount = 0;
+  let folderCount = 0;
+  const walk = (relative) => {
+    let entries;
+    try {
+      entries = fs.readdirSync(relative ? path.join(root, relative) : root, { withFileTypes: true });
+    } catch {
+      return false;
+    }
+    for (const entry of entries) {
+      const child = relative ? relative + '/' + entry.name : entry.name;
+      if (entry.isDirectory()) {
+        folderCount += 1;
+        if (!folders.has(child) || !walk(child)) return false;
+      } else if (entry.isFile()) {
+        const expected = Object.hasOwn(record, child) ? record[child] : undefined;
+        if (!expected) return false;
+        fileCount += 1;
+        const stats = fs.lstatSync(path.join(root, child), { throwIfNoEntry: false });
+        if (!stats || !stats.isFile() || stats.size !== expected[1] || (stats.mode & 0o777) !== expected[2] || stats.mtimeMs !== expected[3]) return false;
+      } else return false;
+    }
+    return true;
+  };
+  return walk('') && fileCount === files.length && folderCount === folders.size;
 }
+const { outRoot, records } = workerData;
+parentPort.postMessage(Object.keys(records).filter((key) => matches(path.join(outRoot, key), records[key])));
+`;
 
-function bundleOnDisk(root: string, record: BundleRecord): Promise<boolean> {
-  // Folder ('' for the root) → the names it must hold, exactly.
-  const folders = new Map<string, Set<string>>([['', new Set()]]);
-  for (const file of Object.keys(record)) {
-    let name = path.posix.basename(file);
-    for (let dir = path.posix.dirname(file); ; dir = path.posix.dirname(dir)) {
-      const folder = dir === '.' ? '' : dir;
-      const names = folders.get(folder);
-      if (names) {
-        names.add(name);
-        break;
-      }
-      // A folder not seen before: it is also a name its parent must hold.
-      folders.set(folder, new Set([name]));
-      name = path.posix.basename(folder);
-    }
-  }
+/**
+ * The keys of the bundles whose folder `<outRoot>/<key>` is exactly what its
+ * record says (DISK_CHECK). The tens of thousands of lstat calls run in a
+ * worker thread, beside whatever the caller does next (a build reads its
+ * sources and compiles). A worker that fails trusts nothing: every bundle is
+ * then written whole.
+ */
+export function bundlesOnDisk(outRoot: string, records: Readonly<Record<string, BundleRecord>>): Promise<Set<string>> {
+  if (Object.keys(records).length === 0) return Promise.resolve(new Set());
   return new Promise((resolve) => {
-    let pending = folders.size + Object.keys(record).length;
-    let settled = false;
-    const done = (ok: boolean) => {
-      if (settled) return;
-      if (!ok) {
-        settled = true;
-        resolve(false);
-      } else if (--pending === 0) {
-        settled = true;
-        resolve(true);
-      }
-    };
-    for (const [folder, names] of folders) {
-      readdir(folder ? path.join(root, folder) : root, { withFileTypes: true }, (error, entries) => {
-        if (error || entries.length !== names.size) return done(false);
-        for (const entry of entries) {
-          const child = folder ? `${folder}/${entry.name}` : entry.name;
-          if (!names.has(entry.name) || (entry.isDirectory() ? !folders.has(child) : !entry.isFile() || record[child] === undefined)) return done(false);
-        }
-        done(true);
-      });
-    }
-    for (const [file, expected] of Object.entries(record)) {
-      lstat(path.join(root, file), (error, stats) => done(!error && stats.isFile() && stats.size === expected[1] && (stats.mode & 0o777) === expected[2] && stats.mtimeMs === expected[3]));
-    }
+    const worker = new Worker(DISK_CHECK, { eval: true, workerData: { outRoot: path.resolve(outRoot), records } });
+    worker.once('message', (keys: unknown) => resolve(new Set(Array.isArray(keys) ? keys.filter((key): key is string => typeof key === 'string' && Object.hasOwn(records, key)) : [])));
+    worker.once('error', () => resolve(new Set()));
+    worker.once('exit', () => resolve(new Set()));
   });
 }
 
