@@ -97,6 +97,9 @@ export function unitSource(state: StoredState | null, trusted: Readonly<Record<s
   };
 }
 
+/** A stored finding list: absent when empty (pipeline.ts storedUnits). */
+const findingList = (value: unknown) => value === undefined || Array.isArray(value);
+
 function parseUnits(text: string): StoredUnits | null {
   let value: Partial<StoredUnits> | null;
   try {
@@ -110,7 +113,7 @@ function parseUnits(text: string): StoredUnits | null {
     for (const file of files as unknown[]) {
       const entry = file as Partial<ReusedFile> | null;
       const facts = entry?.facts;
-      if (typeof entry?.path !== 'string' || !facts || !Array.isArray(facts.leaks) || !Array.isArray(facts.limits)) return null;
+      if (typeof entry?.path !== 'string' || !facts || typeof facts !== 'object' || !findingList(facts.leaks) || !findingList(facts.limits)) return null;
     }
   }
   return value as StoredUnits;

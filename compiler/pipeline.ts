@@ -285,6 +285,9 @@ function bundleReuse(salt: string, previous: { units: StoredUnits; record: Bundl
       for (const file of files) {
         file.facts.sha256 = record[file.path]![0];
         file.facts.bytes = record[file.path]![1];
+        // Stored only when not empty (storedUnits).
+        file.facts.leaks ??= [];
+        file.facts.limits ??= [];
       }
       return files;
     },
@@ -298,13 +301,14 @@ function storedUnits(tree: VirtualTree, made: ReadonlyMap<string, string[]>): St
     stored[key] = paths.map((file) => {
       const entry = tree.get(file)!;
       const { leaks = [], limits = [], listed } = entry.facts ?? {};
+      // Most files have no finding: empty lists are left out (bundleReuse puts them back), a third of the state's size.
       return {
         path: file,
         ...(entry.executable ? { executable: true as const } : {}),
         ...(entry.source !== undefined ? { source: entry.source } : {}),
         ...(entry.generated ? { generated: true as const } : {}),
         ...(entry.verbatim ? { verbatim: true as const } : {}),
-        facts: { leaks, limits, ...(listed ? { listed } : {}) },
+        facts: { ...(leaks.length > 0 ? { leaks } : {}), ...(limits.length > 0 ? { limits } : {}), ...(listed ? { listed } : {}) },
       };
     });
   }

@@ -1,6 +1,7 @@
 // emit: (IR, target, scope) → the bundle as a virtual tree of files. Pure.
 import path from 'node:path';
-import Handlebars from 'handlebars';
+import { createRequire } from 'node:module';
+import type HandlebarsModule from 'handlebars';
 import { stringify as stringifyToml } from 'smol-toml';
 import { compareText } from '../diagnostics.ts';
 import type { CapabilityView, CorpusIr, IrNode } from '../ir/types.ts';
@@ -59,6 +60,12 @@ interface RenderedFile {
   extra?: Omit<TreeFile, 'contents'>;
 }
 
+/** handlebars, loaded for the first command rendered from a template: an incremental build seldom renders one, and loading it costs every start. */
+let handlebars: typeof HandlebarsModule | undefined;
+function templateEngine(): typeof HandlebarsModule {
+  return (handlebars ??= createRequire(import.meta.url)('handlebars') as typeof HandlebarsModule);
+}
+
 /** Node kinds shipped (rendered) under {root}/<payload>/ (gsd-core/ unless the layout names another). */
 const PAYLOAD_KINDS = new Set(['workflow', 'step', 'mode', 'reference', 'template']);
 
@@ -105,8 +112,8 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
   for (const [index, surface] of scope.commands.entries()) {
     for (const placed of placeCommands(commands, surface, at)) {
       const reads = placed.routes && surface.nested ? routerReads(placed.path, placed.routes, surface.nested) : undefined;
-      const place = JSON.stringify([placed.path, reads ? [...reads.files] : null]);
-      unit(['command', String(index), place, nodeDigest(placed.command)], () => [
+      const where = JSON.stringify([placed.path, reads ? [...reads.files] : null]);
+      unit(['command', String(index), where, nodeDigest(placed.command)], () => [
         { path: placed.path, contents: renderCommand(placed.command, surface, target, reads ? { ...context, routes: reads } : context, placed.path), extra: { source: placed.command.path } },
       ]);
     }
@@ -241,7 +248,7 @@ function renderCommand(command: IrNode, surface: CommandSurface, target: Target,
             }),
           );
   if (surface.template) {
-    const template = Handlebars.compile(target.files[surface.template] ?? '', { noEscape: true, strict: true });
+    const template = templateEngine().compile(target.files[surface.template] ?? '', { noEscape: true, strict: true });
     return `${frontmatter}${template({
       name: command.name,
       description: truncate(composeString(String(data['description'] ?? ''), context).replace(/\s+/g, ' ').trim(), 180),
