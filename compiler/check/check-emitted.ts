@@ -19,9 +19,14 @@ export interface ForeignRoots {
   pattern: RegExp;
   /** Which runtime a matched text belongs to. */
   ownerOf: (matched: string) => string;
-  /** Where the next root starts (every match contains one): only the lines holding one can match. */
+  /** Where the next root starts (every match contains one, at most LONGEST_PREFIX after the match's start). */
   nextRoot: (text: string, from?: number) => number;
+  /** `pattern`, sticky: tried only at the few starts a root found by nextRoot allows. */
+  sticky: RegExp;
 }
+
+/** The longest text the pattern allows before a root: `$HOME/`. */
+const LONGEST_PREFIX = 6;
 
 /**
  * What counts as a leak in `own`'s bundles: the canonical source root
@@ -49,8 +54,10 @@ export function foreignRoots(own: Target, all: readonly Target[], payload: strin
   }
   // Longest roots first, so `.gemini/antigravity` is not reported as `.gemini`.
   owners.sort((a, b) => b.root.length - a.root.length);
+  const source = alternatives.length > 0 ? alternatives.join('|') : '(?!)';
   return {
-    pattern: new RegExp(alternatives.length > 0 ? alternatives.join('|') : '(?!)', 'g'),
+    pattern: new RegExp(source, 'g'),
+    sticky: new RegExp(source, 'y'),
     ownerOf: (matched) => owners.find(({ root }) => matched.includes(root))?.owner ?? 'another runtime',
     nextRoot: literalFinder(owners.map(({ root }) => root)),
   };
@@ -76,32 +83,36 @@ export function checkEmittedPaths(
 }
 
 /** The foreign roots one file names, before the bundle's own folders exempt any. */
-function leakHits(file: TreeFile, roots: ForeignRoots, nodesByPath: ReadonlyMap<string, IrNode>, allowed: readonly RegExp[]): LeakHit[] {
+export function leakHits(file: TreeFile, roots: ForeignRoots, nodesByPath: ReadonlyMap<string, IrNode>, allowed: readonly RegExp[]): LeakHit[] {
   // Every text file, built code included (the runtime CLI and hooks are the same in every bundle, so
   // they must name no runtime's root); not corpus files shipped byte for byte, which nothing rewrites.
   if (typeof file.contents !== 'string' || file.verbatim) return [];
   const text = file.contents;
   const hits: LeakHit[] = [];
-  // The pattern's lookbehinds cost at every position, and most files name no foreign root at all:
-  // it runs only over the lines that hold a root (it never spans a line break).
-  for (let at = roots.nextRoot(text); at !== -1; ) {
+  // The pattern's lookbehinds cost at every position it is tried, and most files name no foreign root:
+  // it is tried only at the starts a root allows, from the earliest, as a scan from the line's start would.
+  let scanned = 0;
+  for (let at = roots.nextRoot(text); at !== -1; at = roots.nextRoot(text, at + 1)) {
     const lineStart = text.lastIndexOf('\n', at - 1) + 1;
-    const newline = text.indexOf('\n', at);
-    const lineEnd = newline === -1 ? text.length : newline;
-    const line = text.slice(lineStart, lineEnd);
-    at = newline === -1 ? -1 : roots.nextRoot(text, lineEnd + 1);
-    for (const match of line.matchAll(roots.pattern)) {
-      const column = match.index;
-      if (allowed.some((pattern) => [...line.matchAll(new RegExp(pattern.source, 'g'))].some((hit) => hit.index <= column && column < hit.index + hit[0].length))) continue;
-      const token = wordAround(line, column);
-      const origin = file.source === undefined ? ' (built code)' : sourcePosition(nodesByPath.get(file.source), token.text);
-      hits.push({
-        line: countLines(text, lineStart + column),
-        column: token.column,
-        matched: match[0],
-        message: `expected paths under this bundle's own root, found "${token.text}" (a root of ${roots.ownerOf(match[0])})${origin}`,
-      });
+    let match: RegExpExecArray | null = null;
+    for (let start = Math.max(lineStart, scanned, at - LONGEST_PREFIX); start <= at && match === null; start += 1) {
+      roots.sticky.lastIndex = start;
+      match = roots.sticky.exec(text);
     }
+    if (match === null) continue;
+    scanned = match.index + match[0].length;
+    const newline = text.indexOf('\n', at);
+    const line = text.slice(lineStart, newline === -1 ? text.length : newline);
+    const column = match.index - lineStart;
+    if (allowed.some((pattern) => [...line.matchAll(new RegExp(pattern.source, 'g'))].some((hit) => hit.index <= column && column < hit.index + hit[0].length))) continue;
+    const token = wordAround(line, column);
+    const origin = file.source === undefined ? ' (built code)' : sourcePosition(nodesByPath.get(file.source), token.text);
+    hits.push({
+      line: countLines(text, match.index),
+      column: token.column,
+      matched: match[0],
+      message: `expected paths under this bundle's own root, found "${token.text}" (a root of ${roots.ownerOf(match[0])})${origin}`,
+    });
   }
   return hits;
 }

@@ -37,6 +37,7 @@ const ARGUMENTS = /\$ARGUMENTS(?![A-Za-z0-9_])/g;
 
 export function extractReferences(lines: readonly ScannedLine[], payload: string = DEFAULT_PAYLOAD): ExtractedReferences {
   const TREE_PATH = treePath(payload);
+  const payloadSlash = `${payload}/`;
   const edges: Omit<Edge, 'resolved'>[] = [];
   const spans: RewriteSpan[] = [];
   for (const scanned of lines) {
@@ -44,21 +45,22 @@ export function extractReferences(lines: readonly ScannedLine[], payload: string
     const { content, line, start } = scanned;
     const at = (index: number) => ({ line, column: index + 1 });
 
-    for (const match of content.matchAll(ROOT)) {
+    // Each pattern needs its literal: a native substring scan first skips most lines (lookbehind-led patterns try every position).
+    if (content.includes('.claude')) for (const match of content.matchAll(ROOT)) {
       spans.push({ kind: 'root', start: start + match.index, end: start + match.index + match[0].length, value: match[1] ?? match[2] ?? '' });
     }
-    for (const match of content.matchAll(ARGUMENTS)) {
+    if (content.includes('$ARGUMENTS')) for (const match of content.matchAll(ARGUMENTS)) {
       spans.push({ kind: 'arguments', start: start + match.index, end: start + match.index + match[0].length, value: '' });
     }
-    for (const match of content.matchAll(SLASH)) {
+    if (content.includes('/gsd')) for (const match of content.matchAll(SLASH)) {
       const stem = match[1]!;
       spans.push({ kind: 'slash', start: start + match.index, end: start + match.index + match[0].length, value: stem });
       edges.push({ kind: 'slash', target: stem, ...at(match.index) });
     }
-    for (const match of content.matchAll(SPAWN)) {
+    if (content.includes('subagent_type')) for (const match of content.matchAll(SPAWN)) {
       edges.push({ kind: 'spawn', target: match[1]!, ...at(match.index + match[0].indexOf(match[1]!) - 1) });
     }
-    for (const match of content.matchAll(SKILL)) {
+    if (content.includes('Skill(')) for (const match of content.matchAll(SKILL)) {
       edges.push({ kind: 'skill', target: match[1]!.replace(/^gsd[:-]/, ''), ...at(match.index) });
     }
 
@@ -73,7 +75,7 @@ export function extractReferences(lines: readonly ScannedLine[], payload: string
       );
       continue;
     }
-    for (const match of content.matchAll(TREE_PATH)) {
+    if (content.includes(payloadSlash)) for (const match of content.matchAll(TREE_PATH)) {
       const target = match[1]!.replace(/[.,:;)]+$/, '');
       if (/[{}*<>$]/.test(target) || target.endsWith('/')) continue;
       edges.push({ kind: 'read', target, ...at(match.index) });

@@ -1,7 +1,7 @@
 // An incremental build trusts a bundle folder only while it is exactly what
 // the last build recorded (write/output-state.ts bundlesOnDisk): any change
 // by hand or by another program there makes the next build write it whole.
-import { chmodSync, mkdirSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bundlesOnDisk, writeBundles, type BundleRecord } from '../write/output-state.ts';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
@@ -54,6 +54,28 @@ state('should not trust a record that names a file the folder lacks', async () =
   const { out, record } = await written();
   const forged: BundleRecord = { ...record, 'skills/gsd-a/more.md': record['skills/gsd-a/SKILL.md']! };
   assert.equal([...(await bundlesOnDisk(out, { 't/global': forged, 'other/local': record }))], []);
+  rmSync(out, { recursive: true, force: true });
+});
+
+state('should link a file that two bundles share, and never write through the link', async () => {
+  const out = temporaryDir('output-state');
+  const other: VirtualTree = new Map([...TREE, ['skills/gsd-a/SKILL.md', { contents: '# A, other\n' }]]);
+  const first = await writeBundles(out, new Map([['t/global', TREE], ['t/local', other]]), {});
+  const at = (key: string, file: string) => path.join(out, key, file);
+  const inode = (key: string, file: string) => lstatSync(at(key, file)).ino;
+  assert.equal(inode('t/global', 'README.txt'), inode('t/local', 'README.txt'));
+  assert.equal(lstatSync(at('t/local', 'bin/tool.cjs')).mode & 0o777, 0o755);
+  assert.ok(inode('t/global', 'skills/gsd-a/SKILL.md') !== inode('t/local', 'skills/gsd-a/SKILL.md'), 'different bytes, different files');
+  // An update of one bundle replaces its file; the other bundle keeps its bytes.
+  const edited: VirtualTree = new Map([...TREE, ['README.txt', { contents: 'read me, edited\n' }]]);
+  await writeBundles(out, new Map([['t/global', edited]]), { 't/global': first.records['t/global']! });
+  assert.equal(readFileSync(at('t/global', 'README.txt'), 'utf8'), 'read me, edited\n');
+  assert.equal(readFileSync(at('t/local', 'README.txt'), 'utf8'), 'read me\n');
+  assert.equal([...(await bundlesOnDisk(out, { 't/local': first.records['t/local']! }))], ['t/local']);
+  // A hand edit through one link shows in every bundle that shares the file: none of them is trusted.
+  const again = await writeBundles(out, new Map([['a/global', TREE], ['a/local', TREE]]), {});
+  appendFileSync(at('a/local', 'skills/gsd-b/SKILL.md'), 'by hand\n');
+  assert.equal([...(await bundlesOnDisk(out, again.records))], []);
   rmSync(out, { recursive: true, force: true });
 });
 

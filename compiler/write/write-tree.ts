@@ -1,8 +1,9 @@
 // write: virtual trees onto disk. Each tree is written in full to a sibling
 // temporary folder, then swapped into place, so a failure leaves the old
 // output as it was. Modes are set explicitly: the umask never shows through.
-import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, link, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { digestOf } from '../emit/bundle-manifest.ts';
 import type { TreeFile, VirtualTree } from '../emit/virtual-tree.ts';
 
 const FILE_MODE = 0o644;
@@ -49,25 +50,51 @@ export async function writeTree(directory: string, tree: VirtualTree): Promise<v
   await writeFiles([{ directory, tree }]);
 }
 
-/** Folders first, in order; then the files, at most CONCURRENCY at once (each one is independent). */
+/**
+ * Folders first, in order; then the files, at most CONCURRENCY at once (each
+ * one is independent). A file with the same bytes and mode as one written
+ * before it in this call is a hard link to that one: the 36 bundles of a
+ * corpus share two thirds of their bytes, and the disk then takes each once.
+ * Every later update replaces a file by renaming a new one over it, so a link
+ * is never written through; where the file system has no hard links, the copy
+ * is written.
+ */
 async function writeFiles(trees: readonly { directory: string; tree: VirtualTree }[]): Promise<void> {
   const folders = new Set<string>();
-  const files: { target: string; file: TreeFile }[] = [];
+  const firsts: { target: string; file: TreeFile }[] = [];
+  const copies: { target: string; file: TreeFile; first: string }[] = [];
+  const written = new Map<string, string>();
   for (const { directory, tree } of trees) {
     folders.add(directory);
     for (const [relative, file] of tree) {
       const target = path.join(directory, relative);
       folders.add(path.dirname(target));
-      files.push({ target, file });
+      const content = `${digestOf(file)} ${modeOf(file)}`;
+      const first = written.get(content);
+      if (first === undefined) {
+        written.set(content, target);
+        firsts.push({ target, file });
+      } else copies.push({ target, file, first });
     }
   }
   for (const folder of [...folders].sort()) await makeDirectory(folder);
-  await forEachBounded(files, async ({ target, file }) => {
-    const mode = file.executable ? EXECUTABLE_MODE : FILE_MODE;
-    await writeFile(target, file.contents, { mode });
-    // A new file gets mode & ~umask; chmod only when the umask took bits away.
-    if ((mode & UMASK) !== 0) await chmod(target, mode);
+  await forEachBounded(firsts, writeOne);
+  await forEachBounded(copies, async (copy) => {
+    try {
+      await link(copy.first, copy.target);
+    } catch {
+      await writeOne(copy);
+    }
   });
+}
+
+const modeOf = (file: TreeFile): number => (file.executable ? EXECUTABLE_MODE : FILE_MODE);
+
+async function writeOne({ target, file }: { target: string; file: TreeFile }): Promise<void> {
+  const mode = modeOf(file);
+  await writeFile(target, file.contents, { mode });
+  // A new file gets mode & ~umask; chmod only when the umask took bits away.
+  if ((mode & UMASK) !== 0) await chmod(target, mode);
 }
 
 /** mkdir -p, then chmod exactly the levels it created (mkdir's mode passes through the umask). */
