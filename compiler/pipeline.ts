@@ -247,6 +247,8 @@ export function emitBundles(
   selections: readonly BundleSelection[],
   profile: readonly string[] = [FULL_PROFILE],
   reuse?: UnitSource,
+  /** Called with each bundle once it is built and checked (a build starts writing it). */
+  emitted?: (key: string, tree: VirtualTree) => void,
 ): { bundles: Map<string, VirtualTree>; diagnostics: Diagnostic[]; units: Map<string, StoredUnits> } {
   const bundles = new Map<string, VirtualTree>();
   const units = new Map<string, StoredUnits>();
@@ -268,6 +270,7 @@ export function emitBundles(
     );
     bundles.set(key, tree);
     if (unitReuse) units.set(key, { salt, units: storedUnits(tree, unitReuse.made) });
+    emitted?.(key, tree);
   }
   return { bundles, diagnostics: sortDiagnostics(applySeverities(diagnostics, compiled.layoutWarnings)), units };
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { bundleKey, emitBundles } from '../pipeline.ts';
 import { layoutNames } from '../load/layout.ts';
 import { readBuildConfig } from '../load/build-config.ts';
-import { writeTrees } from '../write/write-tree.ts';
+import { treeWriter } from '../write/write-tree.ts';
 import { bundlesOnDisk, writeBundles, type BundleRecord, type OutputState } from '../write/output-state.ts';
 import { buildInputKey, defaultCacheDir, dropOutputState, readOutputState, stillOnDisk, trustedRecords, unitSource, writeOutputState } from '../incremental.ts';
 import { readSourceTree } from '../load/read-source-tree.ts';
@@ -69,13 +69,26 @@ export async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: 
   const selections = selectBundles(compiled, values.target, values.scope as ScopeId | undefined, values.all ?? false);
   // The bundles still on disk as the last build left them: their unchanged units are not rendered again, their unchanged files not written.
   const trusted = cacheDir ? trustedRecords(previous, await onDisk, selections.map(bundleKey)) : {};
-  const { bundles, diagnostics, units } = emitBundles(compiled, selections, profileOption(values.profile, compiled), cacheDir ? unitSource(previous, trusted) : undefined);
-  if (!reportEmitted(diagnostics, recording, outRoot)) return 1;
+  // A bundle to be written whole goes to the writer thread as soon as it is checked, while the next one renders;
+  // nothing is swapped into the output before every bundle has passed.
+  const writer = treeWriter(outRoot);
+  let emitted: ReturnType<typeof emitBundles>;
+  try {
+    emitted = emitBundles(compiled, selections, profileOption(values.profile, compiled), cacheDir ? unitSource(previous, trusted) : undefined, (key, tree) => trusted[key] === undefined && writer.add(key, tree));
+  } catch (error) {
+    await writer.abandon();
+    throw error;
+  }
+  const { bundles, diagnostics, units } = emitted;
+  if (!reportEmitted(diagnostics, recording, outRoot)) {
+    await writer.abandon();
+    return 1;
+  }
   const fileCount = [...bundles.values()].reduce((sum, tree) => sum + tree.size, 0);
   let written = fileCount;
   if (cacheDir) {
     dropOutputState(cacheDir, outRoot);
-    const result = await writeBundles(outRoot, bundles, trusted);
+    const result = await writeBundles(outRoot, bundles, trusted, writer);
     written = result.written;
     const notes = noteLines(compiled, selections, sourceOf(values));
     const storedUnits = Object.fromEntries([...units].map(([key, value]) => [key, JSON.stringify(value)]));
@@ -88,7 +101,7 @@ export async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: 
       files: fileCount,
     });
   } else {
-    await writeTrees(outRoot, bundles);
+    await writer.finish();
   }
   io.out(summary(bundles.size, fileCount, written, [...bundles.keys()]));
   noteLines(compiled, selections, sourceOf(values)).forEach((line) => io.out(line));

@@ -62,6 +62,21 @@ cli('should write nothing and exit 1 when a check fails, leaving earlier output 
   assert.equal(snapshotTree(out), before);
 });
 
+cli('should leave earlier output intact and no temporary folder when a built bundle fails its checks', () => {
+  // Bundles go to the writer thread as they are checked: the second fails after the first was staged.
+  const fixture = path.join(FIXTURES, 'diagnostics/emit-foreign-path');
+  const out = temporaryDir('emit-failed');
+  writeFileSync(path.join(out, 'earlier.txt'), 'from an earlier build\n');
+  const before = snapshotTree(out);
+  for (const cache of [[], ['--no-cache']]) {
+    const result = runCli(['--all', '--source', path.join(fixture, 'source'), '--targets', path.join(fixture, 'targets'), '--out', out, ...cache]);
+    assert.is(result.status, 1, result.stderr);
+    assert.match(result.stderr, /codex\/local\/\.codex\/gsd-core\/references\/paths\.md:2:18: error emit-foreign-path /);
+    assert.match(result.stderr, /nothing was written/);
+    assert.equal(snapshotTree(out), before);
+  }
+});
+
 cli('should build byte-identical trees, modes included, whatever TZ, locale or umask', () => {
   const first = temporaryDir('det1');
   const second = temporaryDir('det2');

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { bundlesOnDisk, writeBundles, type BundleRecord } from '../write/output-state.ts';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { suite, assert } from './harness.ts';
-import { temporaryDir } from './fixture-support.ts';
+import { snapshotTree, temporaryDir } from './fixture-support.ts';
+import { treeWriter } from '../write/write-tree.ts';
 
 const state = suite('output state');
 
@@ -76,6 +77,23 @@ state('should link a file that two bundles share, and never write through the li
   const again = await writeBundles(out, new Map([['a/global', TREE], ['a/local', TREE]]), {});
   appendFileSync(at('a/local', 'skills/gsd-b/SKILL.md'), 'by hand\n');
   assert.equal([...(await bundlesOnDisk(out, again.records))], []);
+  rmSync(out, { recursive: true, force: true });
+});
+
+state('should swap nothing in and leave no temporary folder when writing fails or is abandoned', async () => {
+  const { out } = await written();
+  writeFileSync(path.join(out, 'x'), 'a file where a target folder would go');
+  const before = snapshotTree(out);
+  const edited: VirtualTree = new Map([...TREE, ['README.txt', { contents: 'read me, edited\n' }]]);
+  let failed = '';
+  await writeBundles(out, new Map([['t/global', edited], ['x/local', TREE]]), {}).catch((error: Error) => (failed = error.message));
+  assert.match(failed, /^cannot write .*x\/local: /);
+  assert.equal(snapshotTree(out), before, 't/global keeps its old bytes, no .tmp folder is left');
+  const abandoned = treeWriter(out);
+  abandoned.add('t/global', edited);
+  abandoned.add('t/local', TREE);
+  await abandoned.abandon();
+  assert.equal(snapshotTree(out), before);
   rmSync(out, { recursive: true, force: true });
 });
 

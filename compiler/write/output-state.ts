@@ -7,12 +7,10 @@
 import { Worker } from 'node:worker_threads';
 import { chmod, lstat as lstatFile, readdir as readFolder, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { digestOf, MANIFEST_FILE, type BundleManifest } from '../emit/bundle-manifest.ts';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
-import { forEachBounded, makeDirectory, writeTrees } from './write-tree.ts';
+import { digests, forEachBounded, makeDirectory, treeWriter, type BundleRecord, type TreeWriter } from './write-tree.ts';
 
-/** path → [sha256, size, mode, mtimeMs] */
-export type BundleRecord = Record<string, [string, number, number, number]>;
+export type { BundleRecord };
 
 export interface OutputState {
   /** Hash of every input of the build that wrote it (compiler, sources, targets, options). */
@@ -87,22 +85,12 @@ export function bundlesOnDisk(outRoot: string, records: Readonly<Record<string, 
   });
 }
 
-/** The SHA-256 of every file of a tree: from its manifest where it lists the file, else computed. */
-function digests(tree: VirtualTree): Map<string, string> {
-  const listed = new Map<string, string>();
-  const manifest = tree.get(MANIFEST_FILE);
-  if (manifest && typeof manifest.contents === 'string') {
-    for (const file of (JSON.parse(manifest.contents) as BundleManifest).files) listed.set(file.path, file.sha256);
-  }
-  for (const [file, entry] of tree) if (!listed.has(file)) listed.set(file, digestOf(entry));
-  return listed;
-}
-
 /**
  * Writes each bundle. One with a trusted record (the caller has checked it
  * against the disk: bundlesOnDisk) is updated in place: only files whose bytes changed are written (each to a temporary
  * sibling, then renamed over the old one), files it no longer has are removed.
- * Any other bundle is written whole and swapped in (write-tree). Returns the
+ * Any other bundle is written whole and swapped in by `writer` (write-tree),
+ * which may have been given it already, while the build went on. Returns the
  * records of the bundles written. The caller drops the old state before and
  * stores the new one after, so an interrupted update is never trusted.
  */
@@ -110,16 +98,30 @@ export async function writeBundles(
   outRoot: string,
   bundles: ReadonlyMap<string, VirtualTree>,
   trusted: Readonly<Record<string, BundleRecord>>,
+  writer: TreeWriter = treeWriter(outRoot),
+): Promise<{ records: Record<string, BundleRecord>; written: number }> {
+  try {
+    return await updateBundles(outRoot, bundles, trusted, writer);
+  } catch (error) {
+    await writer.abandon();
+    throw error;
+  }
+}
+
+async function updateBundles(
+  outRoot: string,
+  bundles: ReadonlyMap<string, VirtualTree>,
+  trusted: Readonly<Record<string, BundleRecord>>,
+  writer: TreeWriter,
 ): Promise<{ records: Record<string, BundleRecord>; written: number }> {
   const records: Record<string, BundleRecord> = {};
-  const whole = new Map<string, VirtualTree>();
   let written = 0;
   for (const [key, tree] of bundles) {
     const record = trusted[key];
     if (!record) {
-      // A reused file has no bytes to write: only a bundle whose record held it could have one.
-      if ([...tree.values()].some((entry) => entry.reused)) throw new Error(`internal: bundle ${key} has reused files but no record on disk`);
-      whole.set(key, tree);
+      // A reused file has no bytes to write (the writer refuses one): only a bundle whose record held it could have one.
+      if (!writer.has(key)) writer.add(key, tree);
+      written += tree.size;
       continue;
     }
     const sums = digests(tree);
@@ -155,26 +157,8 @@ export async function writeBundles(
     await removeEmptyFolders(root, gone);
     records[key] = next;
   }
-  if (whole.size > 0) {
-    await writeTrees(outRoot, whole);
-    for (const [key, tree] of whole) {
-      records[key] = await recordOf(path.join(outRoot, key), tree);
-      written += tree.size;
-    }
-  }
+  Object.assign(records, await writer.finish());
   return { records, written };
-}
-
-async function recordOf(root: string, tree: VirtualTree): Promise<BundleRecord> {
-  const sums = digests(tree);
-  const record: BundleRecord = {};
-  const files = [...tree.keys()];
-  await forEachBounded(files, async (file) => {
-    const stats = await lstatFile(path.join(root, file));
-    record[file] = [sums.get(file)!, stats.size, stats.mode & 0o777, stats.mtimeMs];
-  });
-  // Keys in tree order, so the state file is the same for the same output.
-  return Object.fromEntries(files.map((file) => [file, record[file]!]));
 }
 
 /** Removes the folders of removed files that are now empty, deepest first, up to the bundle root. */

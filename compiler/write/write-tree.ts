@@ -1,10 +1,20 @@
 // write: virtual trees onto disk. Each tree is written in full to a sibling
 // temporary folder, then swapped into place, so a failure leaves the old
 // output as it was. Modes are set explicitly: the umask never shows through.
-import { chmod, link, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+//
+// A worker thread does the writing (TREE_WRITER), with synchronous calls: a
+// promise per open, write, close and stat cost the main thread about as much
+// as the kernel's work, and in a worker the kernel's work runs on the other
+// core while the main thread renders the next bundle (a build hands each
+// bundle over as soon as it is checked: TreeWriter.add).
+import { Worker } from 'node:worker_threads';
+import { chmod, mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { digestOf } from '../emit/bundle-manifest.ts';
-import type { TreeFile, VirtualTree } from '../emit/virtual-tree.ts';
+import { digestOf, MANIFEST_FILE, type BundleManifest } from '../emit/bundle-manifest.ts';
+import type { VirtualTree } from '../emit/virtual-tree.ts';
+
+/** path → [sha256, size, mode, mtimeMs] */
+export type BundleRecord = Record<string, [string, number, number, number]>;
 
 const FILE_MODE = 0o644;
 const EXECUTABLE_MODE = 0o755;
@@ -24,77 +34,176 @@ export async function forEachBounded<T>(items: readonly T[], task: (item: T) => 
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
 }
 
-/** Writes each tree to `<outRoot>/<key>`, replacing what was there. */
-export async function writeTrees(outRoot: string, trees: ReadonlyMap<string, VirtualTree>): Promise<void> {
-  const staged: { temporary: string; final: string; tree: VirtualTree }[] = [];
-  try {
-    for (const [key, tree] of trees) {
-      const final = path.join(outRoot, key);
-      const temporary = path.join(path.dirname(final), `.${path.basename(final)}.tmp-${process.pid}`);
-      await rm(temporary, { recursive: true, force: true });
-      staged.push({ temporary, final, tree });
-    }
-    // Every tree's files through one bounded queue: the disk stays busy across trees, open handles stay few.
-    await writeFiles(staged.map(({ temporary, tree }) => ({ directory: temporary, tree })));
-    for (const { temporary, final } of staged) {
-      await rm(final, { recursive: true, force: true });
-      await rename(temporary, final);
-    }
-  } finally {
-    await Promise.all(staged.map(({ temporary }) => rm(temporary, { recursive: true, force: true })));
+/** The SHA-256 of every file of a tree: from its manifest where it lists the file, else computed. */
+export function digests(tree: VirtualTree): Map<string, string> {
+  const listed = new Map<string, string>();
+  const manifest = tree.get(MANIFEST_FILE);
+  if (manifest && typeof manifest.contents === 'string') {
+    for (const file of (JSON.parse(manifest.contents) as BundleManifest).files) listed.set(file.path, file.sha256);
   }
-}
-
-/** Writes one tree into `directory` (which should not exist yet). */
-export async function writeTree(directory: string, tree: VirtualTree): Promise<void> {
-  await writeFiles([{ directory, tree }]);
+  for (const [file, entry] of tree) if (!listed.has(file)) listed.set(file, digestOf(entry));
+  return listed;
 }
 
 /**
- * Folders first, in order; then the files, at most CONCURRENCY at once (each
- * one is independent). A file with the same bytes and mode as one written
- * before it in this call is a hard link to that one: the 36 bundles of a
- * corpus share two thirds of their bytes, and the disk then takes each once.
- * Every later update replaces a file by renaming a new one over it, so a link
- * is never written through; where the file system has no hard links, the copy
- * is written.
+ * The writer thread, as CommonJS source text (a text the bundler leaves
+ * alone, so it runs the same under the TypeScript loader and in the prebuilt
+ * compiler). Each job is one tree: its folder is made afresh, its folders
+ * first, then its files. A file with the same bytes and mode as one written
+ * before (in any tree of this writer) is a hard link to that one: the 36
+ * bundles of a corpus share two thirds of their bytes, and the disk then takes
+ * each once. Every later update replaces a file by renaming a new one over
+ * it, so a link is never written through; where the file system refuses a
+ * link, the copy is written. The reply is the tree's record, in tree order.
  */
-async function writeFiles(trees: readonly { directory: string; tree: VirtualTree }[]): Promise<void> {
-  const folders = new Set<string>();
-  const firsts: { target: string; file: TreeFile }[] = [];
-  const copies: { target: string; file: TreeFile; first: string }[] = [];
-  const written = new Map<string, string>();
-  for (const { directory, tree } of trees) {
-    folders.add(directory);
-    for (const [relative, file] of tree) {
-      const target = path.join(directory, relative);
-      folders.add(path.dirname(target));
-      const content = `${digestOf(file)} ${modeOf(file)}`;
-      const first = written.get(content);
-      if (first === undefined) {
-        written.set(content, target);
-        firsts.push({ target, file });
-      } else copies.push({ target, file, first });
-    }
+const TREE_WRITER = String.raw`
+const { parentPort, workerData } = require('node:worker_threads');
+const fs = require('node:fs');
+const path = require('node:path');
+const { umask, directoryMode } = workerData;
+const firsts = new Map();
+function makeDirectory(dir) {
+  const first = fs.mkdirSync(dir, { recursive: true });
+  if (!first) return;
+  for (let at = dir; ; at = path.dirname(at)) {
+    fs.chmodSync(at, directoryMode);
+    if (at === first || path.dirname(at) === at) break;
   }
-  for (const folder of [...folders].sort()) await makeDirectory(folder);
-  await forEachBounded(firsts, writeOne);
-  await forEachBounded(copies, async (copy) => {
-    try {
-      await link(copy.first, copy.target);
-    } catch {
-      await writeOne(copy);
+}
+function writeTree({ directory, files }) {
+  fs.rmSync(directory, { recursive: true, force: true });
+  makeDirectory(directory);
+  const folders = new Set();
+  for (const file of files) folders.add(path.dirname(path.join(directory, file.path)));
+  for (const folder of [...folders].sort()) makeDirectory(folder);
+  const record = [];
+  for (const file of files) {
+    const target = path.join(directory, file.path);
+    const first = firsts.get(file.content);
+    let linked = false;
+    if (first !== undefined) {
+      try {
+        fs.linkSync(first, target);
+        linked = true;
+      } catch {}
     }
-  });
+    if (!linked) {
+      fs.writeFileSync(target, file.contents !== undefined ? file.contents : fs.readFileSync(first), { mode: file.mode });
+      if ((file.mode & umask) !== 0) fs.chmodSync(target, file.mode);
+      if (first === undefined) firsts.set(file.content, target);
+    }
+    const stats = fs.lstatSync(target);
+    record.push([file.path, [file.sha256, stats.size, stats.mode & 0o777, stats.mtimeMs]]);
+  }
+  return record;
+}
+parentPort.on('message', (job) => {
+  try {
+    parentPort.postMessage({ key: job.key, record: writeTree(job) });
+  } catch (error) {
+    parentPort.postMessage({ key: job.key, error: String((error && error.message) || error) });
+  }
+});
+`;
+
+interface WriterJob {
+  key: string;
+  directory: string;
+  /** `contents` only for the first file of its content key: the writer links or copies the rest. */
+  files: { path: string; sha256: string; mode: number; content: string; contents?: string | Uint8Array }[];
 }
 
-const modeOf = (file: TreeFile): number => (file.executable ? EXECUTABLE_MODE : FILE_MODE);
+/** Whole trees handed to the writer thread one by one, swapped in together at the end. */
+export interface TreeWriter {
+  /** Starts writing `tree` to a temporary sibling of `<outRoot>/<key>`. */
+  add(key: string, tree: VirtualTree): void;
+  has(key: string): boolean;
+  /** Waits for every tree, swaps each into place and returns their records; on any failure removes every temporary folder and throws. */
+  finish(): Promise<Record<string, BundleRecord>>;
+  /** Stops and removes every temporary folder; the output stays as it was. */
+  abandon(): Promise<void>;
+}
 
-async function writeOne({ target, file }: { target: string; file: TreeFile }): Promise<void> {
-  const mode = modeOf(file);
-  await writeFile(target, file.contents, { mode });
-  // A new file gets mode & ~umask; chmod only when the umask took bits away.
-  if ((mode & UMASK) !== 0) await chmod(target, mode);
+export function treeWriter(outRoot: string): TreeWriter {
+  const staged = new Map<string, { temporary: string; final: string }>();
+  const records = new Map<string, BundleRecord>();
+  const sent = new Set<string>();
+  let worker: Worker | null = null;
+  let failure: Error | null = null;
+  let wake: (() => void) | null = null;
+  const settle = () => wake?.();
+  const start = (): Worker => {
+    const started = new Worker(TREE_WRITER, { eval: true, workerData: { umask: UMASK, directoryMode: DIRECTORY_MODE } });
+    started.on('message', (reply: { key: string; record?: [string, BundleRecord[string]][]; error?: string }) => {
+      if (reply.error !== undefined || !reply.record) failure ??= new Error(`cannot write ${path.join(outRoot, reply.key)}: ${reply.error ?? 'no record'}`);
+      else records.set(reply.key, Object.fromEntries(reply.record));
+      settle();
+    });
+    started.on('error', (error) => ((failure ??= error), settle()));
+    started.on('exit', () => ((failure ??= records.size < staged.size ? new Error('the writer thread stopped early') : null), settle()));
+    // Kept alive only while finish() waits: a build that throws before it does not hang on the thread.
+    started.unref();
+    return started;
+  };
+  // A temporary folder under a path that is not a folder was never made.
+  const removeTemporaries = () =>
+    Promise.all([...staged.values()].map(({ temporary }) => rm(temporary, { recursive: true, force: true }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOTDIR') throw error;
+    })));
+  const stop = async () => {
+    const running = worker;
+    worker = null;
+    if (running) await running.terminate();
+  };
+  return {
+    add(key, tree) {
+      if (staged.has(key)) throw new Error(`internal: tree ${key} added twice`);
+      const final = path.join(outRoot, key);
+      const temporary = path.join(path.dirname(final), `.${path.basename(final)}.tmp-${process.pid}`);
+      staged.set(key, { temporary, final });
+      const sums = digests(tree);
+      const files: WriterJob['files'] = [];
+      for (const [file, entry] of tree) {
+        if (entry.reused) throw new Error(`internal: reused file ${key}/${file} has no bytes to write`);
+        const mode = entry.executable ? EXECUTABLE_MODE : FILE_MODE;
+        const sha256 = sums.get(file)!;
+        const content = `${sha256} ${mode}`;
+        files.push({ path: file, sha256, mode, content, ...(sent.has(content) ? {} : { contents: entry.contents }) });
+        sent.add(content);
+      }
+      (worker ??= start()).postMessage({ key, directory: temporary, files } satisfies WriterJob);
+    },
+    has: (key) => staged.has(key),
+    async finish() {
+      try {
+        worker?.ref();
+        while (failure === null && records.size < staged.size) await new Promise<void>((resolve) => (wake = resolve));
+        await stop();
+        if (failure) throw failure;
+        for (const { temporary, final } of staged.values()) {
+          await mkdir(path.dirname(final), { recursive: true });
+          await rm(final, { recursive: true, force: true });
+          await rename(temporary, final);
+        }
+        return Object.fromEntries([...staged.keys()].map((key) => [key, records.get(key)!]));
+      } catch (error) {
+        await stop();
+        await removeTemporaries();
+        throw error;
+      }
+    },
+    async abandon() {
+      await stop();
+      await removeTemporaries();
+    },
+  };
+}
+
+/** Writes each tree to `<outRoot>/<key>`, replacing what was there. */
+export async function writeTrees(outRoot: string, trees: ReadonlyMap<string, VirtualTree>): Promise<void> {
+  const writer = treeWriter(outRoot);
+  for (const [key, tree] of trees) writer.add(key, tree);
+  await writer.finish();
 }
 
 /** mkdir -p, then chmod exactly the levels it created (mkdir's mode passes through the umask). */
