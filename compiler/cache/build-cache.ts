@@ -5,8 +5,7 @@
 // (a corrupt file, another compiler's entry, a truncated write) reads as a
 // miss and is rebuilt. Writes go to a temporary sibling, then rename.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { existsSync, mkdirSync, readdirSync, type Dirent, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { compareText } from '../diagnostics.ts';
@@ -19,15 +18,21 @@ const FINGERPRINT_INPUTS = ['compiler', 'schemas', 'package.json', 'package-lock
 /** Every file under `dir` (sorted, relative POSIX paths) with its bytes; none when it does not exist. */
 export async function readTree(dir: string): Promise<(string | Uint8Array)[]> {
   const parts: (string | Uint8Array)[] = [];
-  const visit = async (relative: string) => {
-    const entries = await readdir(path.join(dir, relative), { withFileTypes: true }).catch(() => []);
+  // Synchronous calls, as in readSourceTree: small files, nothing else to do meanwhile.
+  const visit = (relative: string) => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(path.join(dir, relative), { withFileTypes: true });
+    } catch {
+      entries = [];
+    }
     for (const entry of entries.sort((a, b) => compareText(a.name, b.name))) {
       const child = relative ? `${relative}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) await visit(child);
-      else if (entry.isFile()) parts.push(child, await readFile(path.join(dir, child)));
+      if (entry.isDirectory()) visit(child);
+      else if (entry.isFile()) parts.push(child, readFileSync(path.join(dir, child)));
     }
   };
-  await visit('');
+  visit('');
   return parts;
 }
 

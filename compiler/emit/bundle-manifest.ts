@@ -3,11 +3,13 @@
 // which files are shared config the installer merges rather than owns;
 // schemas/manifest.schema.json) and `README.txt` (how to install it). Both are
 // pure functions of the tree: no clock, no machine paths.
-import { createHash } from 'node:crypto';
 import { compareText } from '../diagnostics.ts';
 import type { ScopeId, Target } from '../targets/target-types.ts';
 import type { BundleManifest, ManifestCapability, ManifestFile } from '../../source/runtime/install/bundle-types.ts';
 import { byteLengthOf, factsOf, type TreeFile, type VirtualTree } from './virtual-tree.ts';
+import { contentDigest } from './content-facts.ts';
+
+export { contentDigest };
 
 export type { BundleManifest, ManifestFile } from '../../source/runtime/install/bundle-types.ts';
 
@@ -28,45 +30,10 @@ export function bytesOf(file: TreeFile): Uint8Array {
   return typeof file.contents === 'string' ? Buffer.from(file.contents, 'utf8') : file.contents;
 }
 
-/** Digests of byte contents, by identity: a verbatim asset is one Uint8Array shared by every bundle. */
-const byteDigests = new WeakMap<Uint8Array, string>();
-/**
- * Digests of text, by value: a third of the rendered files of an --all build
- * are the same text in several bundles (a target's two scopes, targets that
- * render alike). Bounded by total length (emptied when full), so a watch
- * process that rebuilds for hours keeps no more than this.
- */
-const textDigests = new Map<string, string>();
-const TEXT_DIGEST_BUDGET = 64 * 1024 * 1024;
-let textDigestLength = 0;
-
 /** The SHA-256 (hex) of a tree file's bytes, each distinct content hashed once per process. */
 export function digestOf(file: TreeFile): string {
   const facts = factsOf(file);
   return (facts.sha256 ??= contentDigest(file.contents));
-}
-
-/** The SHA-256 (hex) of bytes or UTF-8 text, each distinct content hashed once per process. */
-export function contentDigest(contents: string | Uint8Array): string {
-  if (typeof contents !== 'string') {
-    let digest = byteDigests.get(contents);
-    if (digest === undefined) byteDigests.set(contents, (digest = createHash('sha256').update(contents).digest('hex')));
-    return digest;
-  }
-  const known = textDigests.get(contents);
-  if (known !== undefined) return known;
-  // Hashed as UTF-8 straight from the string: no Buffer copy to collect afterwards.
-  const digest = createHash('sha256').update(contents, 'utf8').digest('hex');
-  if (contents.length <= TEXT_DIGEST_BUDGET) {
-    // Full: start again (equal texts come from bundles emitted one after another, a target's two scopes).
-    if (textDigestLength + contents.length > TEXT_DIGEST_BUDGET) {
-      textDigests.clear();
-      textDigestLength = 0;
-    }
-    textDigests.set(contents, digest);
-    textDigestLength += contents.length;
-  }
-  return digest;
 }
 
 export function buildManifest(tree: VirtualTree, target: Target, scopeId: ScopeId, version: string, capabilities: readonly ManifestCapability[] = [], profile?: string): BundleManifest {

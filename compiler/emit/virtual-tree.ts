@@ -1,6 +1,7 @@
 // A bundle while it is built and checked: bundle-relative POSIX path → file. emit-bundle
 // makes it; the manifest, checks, goldens and writers read it.
 import type { MergeFormat } from '../../source/runtime/install/bundle-types.ts';
+import { textByteLength } from './content-facts.ts';
 
 export interface TreeFile {
   /** The bytes; empty for a reused file (below), whose bytes are the ones already on disk. */
@@ -66,7 +67,7 @@ export function factsOf(file: TreeFile): FileFacts {
 /** The file's size in bytes (a reused file's from its facts). */
 export function byteLengthOf(file: TreeFile): number {
   const facts = factsOf(file);
-  return (facts.bytes ??= typeof file.contents === 'string' ? Buffer.byteLength(file.contents, 'utf8') : file.contents.byteLength);
+  return (facts.bytes ??= typeof file.contents === 'string' ? textByteLength(file.contents) : file.contents.byteLength);
 }
 
 /** The file's text, which a check may read only for a file that was rendered. */

@@ -80,6 +80,31 @@ state('should link a file that two bundles share, and never write through the li
   rmSync(out, { recursive: true, force: true });
 });
 
+state('should write every text as its UTF-8 bytes, however many bytes a character takes', async () => {
+  // The writer thread gets each tree's new texts encoded into one buffer: each file's slice must be exactly its own bytes.
+  const texts: [string, string][] = [
+    ['empty.md', ''],
+    ['ascii.md', 'plain\n'],
+    ['two-byte.md', 'café, naïve — ½\n'],
+    ['astral.md', '🚀 launch 𝔊\n'],
+    ['lone-surrogate.md', 'broken \ud800 pair\n'],
+    ['after.md', 'the file after the odd ones\n'],
+  ];
+  const tree: VirtualTree = new Map(texts.map(([file, text]) => [file, { contents: text }]));
+  tree.set('same-text-executable.sh', { contents: 'café, naïve — ½\n', executable: true });
+  tree.set('bytes.bin', { contents: new Uint8Array([0, 255, 10]) });
+  const out = temporaryDir('output-state');
+  const { records } = await writeBundles(out, new Map([['t/global', tree], ['t/local', tree]]), {});
+  for (const key of ['t/global', 't/local']) {
+    for (const [file, entry] of tree) {
+      const expected = typeof entry.contents === 'string' ? Buffer.from(entry.contents, 'utf8') : Buffer.from(entry.contents);
+      assert.equal(readFileSync(path.join(out, key, file)).equals(expected), true, `${key}/${file}`);
+      assert.equal(records[key]![file]![1], expected.length, `${key}/${file} size in the record`);
+    }
+  }
+  rmSync(out, { recursive: true, force: true });
+});
+
 state('should swap nothing in and leave no temporary folder when writing fails or is abandoned', async () => {
   const { out } = await written();
   writeFileSync(path.join(out, 'x'), 'a file where a target folder would go');

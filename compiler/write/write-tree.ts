@@ -11,7 +11,7 @@ import { Worker } from 'node:worker_threads';
 import { chmod, mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { digestOf, MANIFEST_FILE, type BundleManifest } from '../emit/bundle-manifest.ts';
-import type { VirtualTree } from '../emit/virtual-tree.ts';
+import { byteLengthOf, type VirtualTree } from '../emit/virtual-tree.ts';
 
 /** path → [sha256, size, mode, mtimeMs] */
 export type BundleRecord = Record<string, [string, number, number, number]>;
@@ -21,6 +21,7 @@ const EXECUTABLE_MODE = 0o755;
 const DIRECTORY_MODE = 0o755;
 /** Read once (process.umask() with no argument only reads it). */
 const UMASK = process.umask();
+const encoder = new TextEncoder();
 
 /** Files written or checked at once: enough to keep the disk busy, few enough to bound open handles. */
 const CONCURRENCY = 64;
@@ -70,7 +71,7 @@ function makeDirectory(dir) {
     if (at === first || path.dirname(at) === at) break;
   }
 }
-function writeTree({ directory, files }) {
+function writeTree({ directory, files, texts }) {
   fs.rmSync(directory, { recursive: true, force: true });
   makeDirectory(directory);
   const folders = new Set();
@@ -88,7 +89,8 @@ function writeTree({ directory, files }) {
       } catch {}
     }
     if (!linked) {
-      fs.writeFileSync(target, file.contents !== undefined ? file.contents : fs.readFileSync(first), { mode: file.mode });
+      const bytes = file.contents !== undefined ? file.contents : file.text !== undefined ? texts.subarray(file.text[0], file.text[0] + file.text[1]) : fs.readFileSync(first);
+      fs.writeFileSync(target, bytes, { mode: file.mode });
       if ((file.mode & umask) !== 0) fs.chmodSync(target, file.mode);
       if (first === undefined) firsts.set(file.content, target);
     }
@@ -109,8 +111,12 @@ parentPort.on('message', (job) => {
 interface WriterJob {
   key: string;
   directory: string;
-  /** `contents` only for the first file of its content key: the writer links or copies the rest. */
-  files: { path: string; sha256: string; mode: number; content: string; contents?: string | Uint8Array }[];
+  /**
+   * Bytes only for the first file of its content key (the writer links or
+   * copies the rest): `contents`, or for text `[offset, length]` in `texts`.
+   */
+  files: { path: string; sha256: string; mode: number; content: string; contents?: Uint8Array; text?: [number, number] }[];
+  texts: Uint8Array;
 }
 
 /** Whole trees handed to the writer thread one by one, swapped in together at the end. */
@@ -163,15 +169,29 @@ export function treeWriter(outRoot: string): TreeWriter {
       staged.set(key, { temporary, final });
       const sums = digests(tree);
       const files: WriterJob['files'] = [];
+      const texts: { at: number; text: string; bytes: number }[] = [];
+      let textBytes = 0;
       for (const [file, entry] of tree) {
         if (entry.reused) throw new Error(`internal: reused file ${key}/${file} has no bytes to write`);
         const mode = entry.executable ? EXECUTABLE_MODE : FILE_MODE;
         const sha256 = sums.get(file)!;
         const content = `${sha256} ${mode}`;
-        files.push({ path: file, sha256, mode, content, ...(sent.has(content) ? {} : { contents: entry.contents }) });
+        if (sent.has(content)) files.push({ path: file, sha256, mode, content });
+        else if (typeof entry.contents !== 'string') files.push({ path: file, sha256, mode, content, contents: entry.contents });
+        else {
+          const bytes = byteLengthOf(entry);
+          files.push({ path: file, sha256, mode, content, text: [textBytes, bytes] });
+          texts.push({ at: textBytes, text: entry.contents, bytes });
+          textBytes += bytes;
+        }
         sent.add(content);
       }
-      (worker ??= start()).postMessage({ key, directory: temporary, files } satisfies WriterJob);
+      // The tree's new texts, UTF-8 in one buffer the thread takes whole (moved, not copied; one allocation per tree).
+      const encoded = new Uint8Array(textBytes);
+      for (const { at, text, bytes } of texts) {
+        if (encoder.encodeInto(text, encoded.subarray(at, at + bytes)).written !== bytes) throw new Error(`internal: a text of ${key} is not the size its facts say`);
+      }
+      (worker ??= start()).postMessage({ key, directory: temporary, files, texts: encoded } satisfies WriterJob, [encoded.buffer]);
     },
     has: (key) => staged.has(key),
     async finish() {
