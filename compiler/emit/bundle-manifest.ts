@@ -9,8 +9,6 @@ import type { BundleManifest, ManifestCapability, ManifestFile } from '../../sou
 import { byteLengthOf, factsOf, type TreeFile, type VirtualTree } from './virtual-tree.ts';
 import { contentDigest } from './content-facts.ts';
 
-export { contentDigest };
-
 export type { BundleManifest, ManifestFile } from '../../source/runtime/install/bundle-types.ts';
 
 export const MANIFEST_FILE = 'gsd-file-manifest.json';
