@@ -37,15 +37,23 @@ export interface StoredState extends OutputState {
   built: string[];
   /** Its summary line's numbers. */
   files: number;
-  /** Each bundle's render units (pipeline.ts emitBundles) as JSON text, read only when the bundle is emitted again. */
-  units: Record<string, string>;
+  /**
+   * Each bundle's render units (pipeline.ts emitBundles): as JSON text when
+   * read from disk, parsed only when the bundle is emitted again; as made
+   * while the state stays in memory (a resident cache).
+   */
+  units: Record<string, string | StoredUnits>;
 }
 
-/** As stored: each bundle's record as JSON text, which reads back several times faster than the same data as structured-clone objects. */
-type Stored = Omit<StoredState, 'bundles'> & { bundles: Record<string, string> };
+/** As stored: records and units as JSON text, which reads back several times faster than the same data as structured-clone objects. */
+type Stored = Omit<StoredState, 'bundles' | 'units'> & { bundles: Record<string, string>; units: Record<string, string> };
 
 export function readOutputState(cacheDir: string, outRoot: string): StoredState | null {
-  const stored = readCacheEntry<Stored>(cacheDir, stateName(outRoot), compilerFingerprint());
+  return readCacheEntry(cacheDir, stateName(outRoot), compilerFingerprint(), decodeState);
+}
+
+function decodeState(value: unknown): StoredState | null {
+  const stored = value as Stored | null;
   const valid =
     stored !== null &&
     typeof stored === 'object' &&
@@ -64,8 +72,12 @@ export function readOutputState(cacheDir: string, outRoot: string): StoredState 
 }
 
 export function writeOutputState(cacheDir: string, outRoot: string, state: StoredState): void {
-  const stored: Stored = { ...state, bundles: Object.fromEntries(Object.entries(state.bundles).map(([key, record]) => [key, JSON.stringify(record)])) };
-  writeCacheEntry(cacheDir, stateName(outRoot), compilerFingerprint(), stored);
+  writeCacheEntry(cacheDir, stateName(outRoot), compilerFingerprint(), state, encodeState);
+}
+
+function encodeState(state: StoredState): Stored {
+  const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+  return { ...state, bundles: Object.fromEntries(Object.entries(state.bundles).map(([key, record]) => [key, text(record)])), units: Object.fromEntries(Object.entries(state.units).map(([key, units]) => [key, text(units)])) };
 }
 
 /** Dropped before an output folder is touched, so a build cut short leaves nothing trusted. */
@@ -89,9 +101,9 @@ export function unitSource(state: StoredState | null, trusted: Readonly<Record<s
   return {
     previous: (bundle) => {
       const record = trusted[bundle];
-      const text = state?.units[bundle];
-      if (!record || typeof text !== 'string') return undefined;
-      const units = parseUnits(text);
+      const stored = state?.units[bundle];
+      if (!record || stored === undefined) return undefined;
+      const units = typeof stored === 'string' ? parseUnits(stored) : stored;
       return units ? { units, record } : undefined;
     },
   };

@@ -5,7 +5,7 @@
 // (a corrupt file, another compiler's entry, a truncated write) reads as a
 // miss and is rebuilt. Writes go to a temporary sibling, then rename.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, type Dirent, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, type Dirent, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { compareText } from '../diagnostics.ts';
@@ -103,25 +103,115 @@ interface Envelope {
   value: unknown;
 }
 
-/** The value stored under `name` for `key`, or null when there is none, it is for another key, or it does not read. */
-export function readCacheEntry<T>(cacheDir: string, name: string, key: string): T | null {
+/**
+ * A process that builds again and again (gsd-build watch) keeps the entries it
+ * read or wrote in memory as live values, so a rebuild neither reads nor
+ * decodes them again, and writes them to disk only when it flushes (when it
+ * has been idle a while, and as it stops). An entry in memory is used only
+ * while the file on disk is the one this process last saw there: another
+ * process that wrote or removed the entry in between wins. Writing later is
+ * safe because every entry but the output state is addressed by its content,
+ * and the state is removed from disk before an output folder is touched.
+ */
+interface ResidentEntry {
+  key: string;
+  value: unknown;
+  /** The value as stored on disk, made at flush. */
+  encode: (value: unknown) => unknown;
+  /** The disk file as this process last saw it (stampOf). */
+  stamp: string;
+  /** Not yet written to disk. */
+  dirty: boolean;
+}
+
+let resident: Map<string, ResidentEntry> | null = null;
+
+/** Keeps entries in memory until flush(); close() flushes and ends it. Only one may be open at a time. */
+export function keepCacheResident(): { flush(): void; close(): void } {
+  if (resident) throw new Error('internal: the build cache is already resident');
+  const entries = new Map<string, ResidentEntry>();
+  resident = entries;
+  const flush = () => {
+    for (const [file, entry] of entries) {
+      if (!entry.dirty) continue;
+      // Another process wrote the entry since: its value is newer than this one.
+      if (stampOf(file) !== entry.stamp) {
+        entries.delete(file);
+        continue;
+      }
+      writeEnvelope(file, { format: FORMAT, name: path.basename(file, '.v8'), key: entry.key, value: entry.encode(entry.value) });
+      entry.stamp = stampOf(file);
+      entry.dirty = false;
+    }
+  };
+  return {
+    flush,
+    close: () => {
+      try {
+        flush();
+      } finally {
+        if (resident === entries) resident = null;
+      }
+    },
+  };
+}
+
+/** A file's identity and version: another write, even of the same size, changes it. */
+function stampOf(file: string): string {
+  const stats = statSync(file, { throwIfNoEntry: false, bigint: true });
+  return stats ? `${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}` : 'absent';
+}
+
+/** The resident entry for `file`, while the disk still holds what this process last saw there. */
+function residentEntry(file: string): ResidentEntry | undefined {
+  const entry = resident?.get(file);
+  if (!entry) return undefined;
+  if (stampOf(file) === entry.stamp) return entry;
+  resident!.delete(file);
+  return undefined;
+}
+
+/**
+ * The value stored under `name` for `key`, or null when there is none, it is
+ * for another key, or it does not read. `decode` turns the stored value into
+ * the one returned (null: it does not read); a resident cache keeps that.
+ */
+export function readCacheEntry<T>(cacheDir: string, name: string, key: string, decode: (stored: unknown) => T | null = (stored) => stored as T): T | null {
+  const file = entryPath(cacheDir, name);
+  const kept = residentEntry(file);
+  if (kept) return kept.key === key ? (kept.value as T) : null;
+  const stamp = resident ? stampOf(file) : '';
   let envelope: Envelope;
   try {
-    envelope = deserialize(readFileSync(entryPath(cacheDir, name))) as Envelope;
+    envelope = deserialize(readFileSync(file)) as Envelope;
   } catch {
     return null;
   }
   if (envelope === null || typeof envelope !== 'object' || envelope.format !== FORMAT || envelope.name !== name || envelope.key !== key) return null;
-  return envelope.value as T;
+  const value = decode(envelope.value);
+  // Kept only when nothing wrote the file while it was read.
+  if (resident && value !== null && stamp === stampOf(file)) resident.set(file, { key, value, encode: (live) => live, stamp, dirty: false });
+  return value;
 }
 
-/** Stores `value` under `name` for `key`, replacing the previous entry whole. */
-export function writeCacheEntry(cacheDir: string, name: string, key: string, value: unknown): void {
+/**
+ * Stores `value` under `name` for `key`, replacing the previous entry whole;
+ * `encode` gives what is written to disk (a resident cache calls it at flush).
+ */
+export function writeCacheEntry<T>(cacheDir: string, name: string, key: string, value: T, encode: (value: T) => unknown = (live) => live): void {
   const file = entryPath(cacheDir, name);
-  mkdirSync(cacheDir, { recursive: true });
+  if (resident) {
+    resident.set(file, { key, value, encode: encode as (value: unknown) => unknown, stamp: stampOf(file), dirty: true });
+    return;
+  }
+  writeEnvelope(file, { format: FORMAT, name, key, value: encode(value) });
+}
+
+function writeEnvelope(file: string, envelope: Envelope): void {
+  mkdirSync(path.dirname(file), { recursive: true });
   const temporary = `${file}.tmp-${process.pid}`;
   try {
-    writeFileSync(temporary, serialize({ format: FORMAT, name, key, value } satisfies Envelope));
+    writeFileSync(temporary, serialize(envelope));
     renameSync(temporary, file);
   } finally {
     rmSync(temporary, { force: true });
@@ -129,7 +219,9 @@ export function writeCacheEntry(cacheDir: string, name: string, key: string, val
 }
 
 export function removeCacheEntry(cacheDir: string, name: string): void {
-  rmSync(entryPath(cacheDir, name), { force: true });
+  const file = entryPath(cacheDir, name);
+  resident?.delete(file);
+  rmSync(file, { force: true });
 }
 
 function entryPath(cacheDir: string, name: string): string {

@@ -7,6 +7,7 @@ import { treeWriter } from '../write/write-tree.ts';
 import { bundlesOnDisk, writeBundles, type BundleRecord, type OutputState } from '../write/output-state.ts';
 import { buildInputKey, defaultCacheDir, dropOutputState, readOutputState, stillOnDisk, trustedRecords, unitSource, writeOutputState } from '../incremental.ts';
 import { readSourceTree } from '../load/read-source-tree.ts';
+import { keepCacheResident } from '../cache/build-cache.ts';
 import { DEFAULT_TARGETS_DIR } from '../targets/load-targets.ts';
 import { SCOPE_IDS, type ScopeId } from '../targets/target-types.ts';
 import { parse, UsageError, type Io, type ParsedValues } from './args.ts';
@@ -91,12 +92,11 @@ export async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: 
     const result = await writeBundles(outRoot, bundles, trusted, writer);
     written = result.written;
     const notes = noteLines(compiled, selections, sourceOf(values));
-    const storedUnits = Object.fromEntries([...units].map(([key, value]) => [key, JSON.stringify(value)]));
     writeOutputState(cacheDir, outRoot, {
       inputKey,
       messages: { out: notes, err: printed.err },
       bundles: { ...previous?.bundles, ...result.records },
-      units: { ...previous?.units, ...storedUnits },
+      units: { ...previous?.units, ...Object.fromEntries(units) },
       built: [...bundles.keys()],
       files: fileCount,
     });
@@ -119,6 +119,8 @@ function selectedRecords(records: Readonly<Record<string, BundleRecord>>, values
 
 /** Quiet time after the last change before a rebuild: editors save in bursts. */
 export const WATCH_DEBOUNCE_MS = 150;
+/** Quiet time after a rebuild before the cache kept in memory is written to disk (build-cache.ts keepCacheResident). */
+export const WATCH_FLUSH_MS = 2000;
 
 export async function runWatch(args: string[], io: Io, stop?: AbortSignal): Promise<number> {
   const values = parse(args, BUILD_OPTIONS);
@@ -132,11 +134,23 @@ export async function runWatch(args: string[], io: Io, stop?: AbortSignal): Prom
   const sourceDir = path.resolve(values.source ?? 'source');
   const targetsDir = path.resolve(values.targets ?? DEFAULT_TARGETS_DIR);
   const outRoot = path.resolve(values.out ?? 'dist');
+  const cacheDir = values['no-cache'] ? null : path.resolve(values.cache ?? defaultCacheDir());
   const { watch } = await import('node:fs');
   let running: Promise<void> | null = null;
   let pending = false;
   let timer: NodeJS.Timeout | undefined;
+  let flushTimer: NodeJS.Timeout | undefined;
+  // Between rebuilds the cache stays in memory: a rebuild reads no state, memo or record from disk and writes none.
+  const cache = keepCacheResident();
+  const flush = (write: () => void) => {
+    try {
+      write();
+    } catch (error) {
+      io.err(`gsd-build: the build cache could not be written (the next build outside watch starts cold): ${(error as Error).message}`);
+    }
+  };
   const rebuild = async (first: boolean) => {
+    clearTimeout(flushTimer);
     // One build at a time; changes during a build start one more after it.
     if (running) {
       pending = true;
@@ -155,26 +169,32 @@ export async function runWatch(args: string[], io: Io, stop?: AbortSignal): Prom
     if (pending) {
       pending = false;
       await rebuild(false);
-    }
+    } else flushTimer = setTimeout(() => flush(cache.flush), WATCH_FLUSH_MS);
   };
-  await rebuild(true);
-  const changed = (root: string) => (_event: string, file: string | Buffer | null) => {
-    // The output and the cache may sit inside a watched folder; their writes are not edits.
-    const full = file ? path.resolve(root, String(file)) : root;
-    if (full === outRoot || full.startsWith(`${outRoot}${path.sep}`)) return;
+  const inside = (full: string, root: string | null) => root !== null && (full === root || full.startsWith(`${root}${path.sep}`));
+  try {
+    await rebuild(true);
+    const changed = (root: string) => (_event: string, file: string | Buffer | null) => {
+      // The output and the cache may sit inside a watched folder; their writes are not edits.
+      const full = file ? path.resolve(root, String(file)) : root;
+      if (inside(full, outRoot) || inside(full, cacheDir)) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => void rebuild(false), WATCH_DEBOUNCE_MS);
+    };
+    const watchers = [watch(sourceDir, { recursive: true }, changed(sourceDir)), watch(targetsDir, { recursive: true }, changed(targetsDir))];
+    io.err(`watching ${values.source ?? 'source'} and ${values.targets ?? 'the project targets'} for changes (Ctrl-C stops)`);
+    await new Promise<void>((resolve) => {
+      const end = () => resolve();
+      process.once('SIGINT', end);
+      process.once('SIGTERM', end);
+      stop?.addEventListener('abort', end, { once: true });
+    });
     clearTimeout(timer);
-    timer = setTimeout(() => void rebuild(false), WATCH_DEBOUNCE_MS);
-  };
-  const watchers = [watch(sourceDir, { recursive: true }, changed(sourceDir)), watch(targetsDir, { recursive: true }, changed(targetsDir))];
-  io.err(`watching ${values.source ?? 'source'} and ${values.targets ?? 'the project targets'} for changes (Ctrl-C stops)`);
-  await new Promise<void>((resolve) => {
-    const end = () => resolve();
-    process.once('SIGINT', end);
-    process.once('SIGTERM', end);
-    stop?.addEventListener('abort', end, { once: true });
-  });
-  clearTimeout(timer);
-  for (const watcher of watchers) watcher.close();
-  if (running) await running;
+    for (const watcher of watchers) watcher.close();
+    if (running) await running;
+  } finally {
+    clearTimeout(flushTimer);
+    flush(cache.close);
+  }
   return 0;
 }

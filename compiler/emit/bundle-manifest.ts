@@ -35,19 +35,18 @@ export function digestOf(file: TreeFile): string {
 }
 
 export function buildManifest(tree: VirtualTree, target: Target, scopeId: ScopeId, version: string, capabilities: readonly ManifestCapability[] = [], profile?: string): BundleManifest {
+  return manifestOf(sortedEntries(tree), target, scopeId, version, capabilities, profile);
+}
+
+/** The manifest of a tree's entries, given in path order. */
+function manifestOf(entries: readonly [string, TreeFile][], target: Target, scopeId: ScopeId, version: string, capabilities: readonly ManifestCapability[], profile: string | undefined): BundleManifest {
   const scope = target.definition.scopes[scopeId]!;
-  const files: ManifestFile[] = [...tree]
-    .sort(([a], [b]) => compareText(a, b))
-    .map(([path, file]) => {
-      return {
-        path,
-        sha256: digestOf(file),
-        bytes: byteLengthOf(file),
-        mode: file.executable ? '0755' : '0644',
-        ...(file.merge ? { merge: file.merge } : {}),
-        ...(file.generated ? { generated: true as const } : {}),
-      };
-    });
+  const files: ManifestFile[] = entries.map(([path, file]) => {
+    const entry: ManifestFile = { path, sha256: digestOf(file), bytes: byteLengthOf(file), mode: file.executable ? '0755' : '0644' };
+    if (file.merge) entry.merge = file.merge;
+    if (file.generated) entry.generated = true;
+    return entry;
+  });
   return {
     manifestVersion: MANIFEST_VERSION,
     target: target.definition.id,
@@ -68,7 +67,7 @@ export function buildManifest(tree: VirtualTree, target: Target, scopeId: ScopeI
 export function serializeManifest(manifest: BundleManifest): string {
   const { files, ...head } = manifest;
   const top = JSON.stringify(head, null, 2).replace(/\n}$/, '');
-  const lines = files.map((file) => `    ${JSON.stringify(file)}`);
+  const lines = files.map((file) => `    ${manifestLine(file)}`);
   return `${top},\n  "files": [\n${lines.join(',\n')}\n  ]\n}\n`;
 }
 
@@ -122,12 +121,45 @@ export function readmeText(manifest: BundleManifest): string {
   return lines.join('\n');
 }
 
-/** Adds the manifest and README.txt to a bundle's tree (the manifest covers every other file). */
+/**
+ * A manifest file entry as JSON.stringify writes it, keys in the order of
+ * ManifestFile: written directly, as it is one line per file of every bundle.
+ */
+export function manifestLine(file: ManifestFile): string {
+  // Values of a known shape go in as they are; anything else through JSON.stringify.
+  const sha256 = SHA256_HEX.test(file.sha256) ? `"${file.sha256}"` : JSON.stringify(file.sha256);
+  const bytes = Number.isSafeInteger(file.bytes) ? String(file.bytes) : JSON.stringify(file.bytes);
+  const mode = file.mode === '0644' || file.mode === '0755' ? `"${file.mode}"` : JSON.stringify(file.mode);
+  const merge = file.merge !== undefined ? `,"merge":${JSON.stringify(file.merge)}` : '';
+  const generated = file.generated !== undefined ? `,"generated":${JSON.stringify(file.generated)}` : '';
+  return `{"path":${JSON.stringify(file.path)},"sha256":${sha256},"bytes":${bytes},"mode":${mode}${merge}${generated}}`;
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/** The tree's entries in path order: emit hands over sorted trees, which are not sorted again. */
+function sortedEntries(tree: VirtualTree): [string, TreeFile][] {
+  const entries = [...tree];
+  for (let index = 1; index < entries.length; index += 1) if (compareText(entries[index - 1]![0], entries[index]![0]) >= 0) return entries.sort(([a], [b]) => compareText(a, b));
+  return entries;
+}
+
+/** Adds the manifest and README.txt to a bundle's tree (the manifest covers every other file); the result is in path order. */
 export function addBundleManifest(tree: VirtualTree, target: Target, scope: ScopeId, version: string, capabilities: readonly ManifestCapability[] = [], profile?: string): VirtualTree {
   if (tree.has(MANIFEST_FILE) || tree.has(README_FILE)) throw new Error(`internal: a bundle file is emitted at ${MANIFEST_FILE} or ${README_FILE}`);
-  const manifest = buildManifest(tree, target, scope, version, capabilities, profile);
-  const out: VirtualTree = new Map(tree);
-  out.set(MANIFEST_FILE, { contents: serializeManifest(manifest) });
-  out.set(README_FILE, { contents: readmeText(manifest) });
-  return new Map([...out].sort(([a], [b]) => compareText(a, b)));
+  const entries = sortedEntries(tree);
+  const manifest = manifestOf(entries, target, scope, version, capabilities, profile);
+  const added: [string, TreeFile][] = [
+    [MANIFEST_FILE, { contents: serializeManifest(manifest) }],
+    [README_FILE, { contents: readmeText(manifest) }],
+  ].sort(([a], [b]) => compareText(a as string, b as string)) as [string, TreeFile][];
+  // Merged into the sorted entries in one pass.
+  const out: VirtualTree = new Map();
+  let next = 0;
+  for (const entry of entries) {
+    while (next < added.length && compareText(added[next]![0], entry[0]) < 0) out.set(...added[next++]!);
+    out.set(...entry);
+  }
+  while (next < added.length) out.set(...added[next++]!);
+  return out;
 }

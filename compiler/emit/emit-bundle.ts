@@ -181,7 +181,7 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     const files = capabilityFiles(c, ir, tree, scope.hooks ? (hook) => at(scope.hooks!.scripts, { file: hookScriptName(hook) }) : null, hooks);
     return { id: c.id, version: c.version, origin: c.origin, source: c.source, digest: c.digest, hooks: c.own.hooks.length > 0, files };
   });
-  return addBundleManifest(new Map([...tree.entries()].sort(([a], [b]) => compareText(a, b))), target, scopeId, version, capabilities, profile);
+  return addBundleManifest(tree, target, scopeId, version, capabilities, profile);
 }
 
 /**

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { allBundles, compile, emitBundles, REPO_ROOT, type Compiled } from '../pipeline.ts';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
-import { bytesOf, digestOf, isBundleMetadata, MANIFEST_FILE, README_FILE, type BundleManifest } from '../emit/bundle-manifest.ts';
+import { bytesOf, digestOf, isBundleMetadata, manifestLine, MANIFEST_FILE, README_FILE, type BundleManifest, type ManifestFile } from '../emit/bundle-manifest.ts';
 import { schemaValidator } from '../schemas.ts';
 import { suite, assert } from './harness.ts';
 
@@ -87,6 +87,26 @@ manifests('should digest the UTF-8 bytes of every file, the same for equal conte
   const bytes = new Uint8Array([0, 255, 10, 13]);
   assert.is(digestOf({ contents: bytes }), sha(bytes));
   assert.is(digestOf({ contents: bytes }), sha(bytes));
+});
+
+manifests('should write each manifest line exactly as JSON.stringify writes the entry, for every shape of value', () => {
+  const sha = 'ab'.repeat(32);
+  const entries: ManifestFile[] = [];
+  for (const path of ['a/b.md', 'quote " and \\ back', 'tab\tnewline\n', 'ünïcødé/😀.md', '\u2028\u0000']) {
+    for (const sha256 of [sha, sha.toUpperCase(), 'ab', `${sha}"`]) {
+      for (const bytes of [0, 1, 123456789, -0, 2 ** 60, 1.5]) {
+        for (const mode of ['0644', '0755', '0700'] as ManifestFile['mode'][]) {
+          entries.push({ path, sha256, bytes, mode });
+          entries.push({ path, sha256, bytes, mode, merge: 'json' as ManifestFile['merge'] });
+          entries.push({ path, sha256, bytes, mode, generated: true });
+          entries.push({ path, sha256, bytes, mode, merge: 'toml' as ManifestFile['merge'], generated: true });
+        }
+      }
+    }
+  }
+  for (const entry of entries) assert.is(manifestLine(entry), JSON.stringify(entry), JSON.stringify(entry));
+  // And every line of every emitted manifest reads back as its entry.
+  for (const key of bundles.keys()) for (const file of manifestOf(key).files) assert.is(manifestLine(file), JSON.stringify(file));
 });
 
 manifests.run();

@@ -3,10 +3,11 @@
 // a cached build is byte for byte (modes included) what a build from scratch
 // writes; and a cache entry that is corrupt or from another compiler is
 // ignored and rebuilt, never trusted.
-import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { main, type Io } from '../cli.ts';
 import { suite, assert } from './harness.ts';
+import { keepCacheResident, readCacheEntry, writeCacheEntry } from '../cache/build-cache.ts';
 import { MINI_CORPUS as CORPUS, miniSandbox as sandbox, snapshotTree, temporaryDir, type Sandbox } from './fixture-support.ts';
 
 const incremental = suite('incremental builds');
@@ -41,8 +42,8 @@ function bundlesOf(out: string): string[] {
 
 const writtenOf = (stdout: string) => Number(/\((\d+) written\)/.exec(stdout)?.[1] ?? NaN);
 
-incremental('should write byte-identical output to a clean build after edits, adds, renames and deletes of sources and targets', async () => {
-  const box = sandbox();
+/** Edits, adds, renames and deletes of sources and targets, a profile and a hand edit in the output, each build checked against a clean one. */
+async function editSequence(box: Sandbox): Promise<void> {
   const first = await assertSameAsClean(box, 'first build');
   assert.ok(writtenOf(first) > 100, first);
   // Nothing changed: nothing written.
@@ -79,7 +80,62 @@ incremental('should write byte-identical output to a clean build after edits, ad
   const manifest = path.join(box.out, 'claude/global/gsd-file-manifest.json');
   writeFileSync(manifest, 'tampered');
   await assertSameAsClean(box, 'hand edit in the output');
+}
+
+incremental('should write byte-identical output to a clean build after edits, adds, renames and deletes of sources and targets', async () => {
+  const box = sandbox();
+  await editSequence(box);
   rmSync(path.dirname(box.source), { recursive: true, force: true });
+});
+
+incremental('should write the same output with the cache kept in memory (watch), and leave a state on disk that the next build trusts', async () => {
+  const box = sandbox();
+  const cache = keepCacheResident();
+  try {
+    await editSequence(box);
+    // Nothing of the state reached the disk yet: the output state entry was dropped before the first write and kept in memory since.
+    const listed = existsSync(box.cache) ? readdirSync(box.cache) : [];
+    assert.not.ok(listed.some((name) => name.startsWith('output-')), listed.join(', '));
+  } finally {
+    cache.close();
+  }
+  assert.ok(readdirSync(box.cache).some((name) => name.startsWith('output-')), 'the state is written as the cache stops being resident');
+  const after = await build(box);
+  assert.is(writtenOf(after.out), 0, `the flushed state is trusted by the next build, found ${after.out}`);
+  rmSync(path.dirname(box.source), { recursive: true, force: true });
+});
+
+incremental("should let another process's write or removal of a cache entry win over the one kept in memory", () => {
+  const dir = temporaryDir('resident');
+  const file = path.join(dir, 'entry.v8');
+  writeCacheEntry(dir, 'entry', 'k', 'theirs');
+  const theirs = readFileSync(file);
+  const cache = keepCacheResident();
+  try {
+    // Kept in memory, not written: the disk still has their value.
+    writeCacheEntry(dir, 'entry', 'k', 'ours');
+    assert.is(readCacheEntry(dir, 'entry', 'k'), 'ours');
+    assert.is(readCacheEntry(dir, 'entry', 'other key'), null);
+    // Another process replaces the file (a new file renamed into place, as writes are): theirs is read, and flush does not overwrite it.
+    writeFileSync(`${file}.new`, theirs);
+    renameSync(`${file}.new`, file);
+    assert.is(readCacheEntry(dir, 'entry', 'k'), 'theirs');
+    writeCacheEntry(dir, 'entry', 'k', 'ours again');
+    writeFileSync(`${file}.new`, theirs);
+    renameSync(`${file}.new`, file);
+    cache.flush();
+    assert.equal(readFileSync(file), theirs, 'a flush leaves an entry another process wrote since');
+    // Read from disk and kept; then removed by another process: no longer served from memory.
+    assert.is(readCacheEntry(dir, 'entry', 'k'), 'theirs');
+    rmSync(file);
+    assert.is(readCacheEntry(dir, 'entry', 'k'), null);
+    // Written and flushed: on disk for a process without the resident cache.
+    writeCacheEntry(dir, 'entry', 'k', 'flushed');
+  } finally {
+    cache.close();
+  }
+  assert.is(readCacheEntry(dir, 'entry', 'k'), 'flushed');
+  rmSync(dir, { recursive: true, force: true });
 });
 
 incremental('should ignore a corrupt or foreign cache entry and rebuild it', async () => {

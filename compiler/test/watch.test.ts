@@ -1,7 +1,7 @@
 // gsd-build watch as a user runs it: start, edit a source, see the rebuilt
 // file; break the source, see the diagnostic and the last good output left
 // as it was; stop with Ctrl-C (SIGINT) and exit 0.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../pipeline.ts';
@@ -47,10 +47,19 @@ watchSuite('should rebuild on an edit, print a diagnostic and keep the last good
     await until('the diagnostic of the broken source', () => stderr.includes('nothing was written'));
     assert.match(stderr, /gsd-core\/workflows\/demo\.md:\d+:\d+: error marker-unknown-when expected one atom of the when vocabulary .*found "flag:--nope"/);
     assert.equal(snapshotTree(box.out), good);
+
+    // Mended: the rebuild after it writes nothing, as the output already holds what it renders.
+    writeFileSync(workflow, readFileSync(workflow, 'utf8').replace(/<!-- gsd:section id="x"[^]*$/, ''));
+    await until('a rebuild after the mend', () => builds() === 3);
+    assert.match(stdout.split('\n').filter((line) => line.startsWith('built '))[2]!, /\(0 written\)/);
   } finally {
     child.kill('SIGINT');
   }
   assert.is(await exited, 0, stderr);
+  // The state watch kept in memory was written as it stopped: a build after it finds nothing to do.
+  const after = spawnSync(process.execPath, [path.join(REPO_ROOT, 'compiler/bin/gsd-build.mjs'), '--target', 'claude', '--source', box.source, '--targets', box.targets, '--out', box.out, '--cache', box.cache], { cwd: REPO_ROOT, encoding: 'utf8' });
+  assert.is(after.status, 0, after.stderr);
+  assert.match(after.stdout, /\(0 written\)/);
 });
 
 watchSuite.run();

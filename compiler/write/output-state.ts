@@ -8,7 +8,8 @@ import { Worker } from 'node:worker_threads';
 import { chmod, lstat as lstatFile, readdir as readFolder, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
-import { digests, forEachBounded, makeDirectory, treeWriter, type BundleRecord, type TreeWriter } from './write-tree.ts';
+import { digestOf } from '../emit/bundle-manifest.ts';
+import { forEachBounded, makeDirectory, treeWriter, type BundleRecord, type TreeWriter } from './write-tree.ts';
 
 export type { BundleRecord };
 
@@ -124,13 +125,13 @@ async function updateBundles(
       written += tree.size;
       continue;
     }
-    const sums = digests(tree);
+    // Every file's digest is a fact emit filled for the manifest (the manifest's own and README.txt's are taken here).
     const next: BundleRecord = {};
     const changed: string[] = [];
     for (const [file, entry] of tree) {
       const mode = entry.executable ? EXECUTABLE_MODE : FILE_MODE;
       const old = record[file];
-      if (old && old[0] === sums.get(file) && old[2] === mode) next[file] = old;
+      if (old && old[0] === digestOf(entry) && old[2] === mode) next[file] = old;
       else changed.push(file);
     }
     const root = path.join(outRoot, key);
@@ -149,7 +150,7 @@ async function updateBundles(
         await rm(temporary, { force: true });
       }
       const stats = await lstatFile(target);
-      next[file] = [sums.get(file)!, stats.size, stats.mode & 0o777, stats.mtimeMs];
+      next[file] = [digestOf(entry), stats.size, stats.mode & 0o777, stats.mtimeMs];
     });
     written += changed.length;
     const gone = Object.keys(record).filter((file) => !tree.has(file));

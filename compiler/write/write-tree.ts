@@ -10,7 +10,7 @@
 import { Worker } from 'node:worker_threads';
 import { chmod, mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { digestOf, MANIFEST_FILE, type BundleManifest } from '../emit/bundle-manifest.ts';
+import { digestOf } from '../emit/bundle-manifest.ts';
 import { byteLengthOf, type VirtualTree } from '../emit/virtual-tree.ts';
 
 /** path → [sha256, size, mode, mtimeMs] */
@@ -33,17 +33,6 @@ export async function forEachBounded<T>(items: readonly T[], task: (item: T) => 
     while (next < items.length) await task(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
-}
-
-/** The SHA-256 of every file of a tree: from its manifest where it lists the file, else computed. */
-export function digests(tree: VirtualTree): Map<string, string> {
-  const listed = new Map<string, string>();
-  const manifest = tree.get(MANIFEST_FILE);
-  if (manifest && typeof manifest.contents === 'string') {
-    for (const file of (JSON.parse(manifest.contents) as BundleManifest).files) listed.set(file.path, file.sha256);
-  }
-  for (const [file, entry] of tree) if (!listed.has(file)) listed.set(file, digestOf(entry));
-  return listed;
 }
 
 /**
@@ -167,14 +156,13 @@ export function treeWriter(outRoot: string): TreeWriter {
       const final = path.join(outRoot, key);
       const temporary = path.join(path.dirname(final), `.${path.basename(final)}.tmp-${process.pid}`);
       staged.set(key, { temporary, final });
-      const sums = digests(tree);
       const files: WriterJob['files'] = [];
       const texts: { at: number; text: string; bytes: number }[] = [];
       let textBytes = 0;
       for (const [file, entry] of tree) {
         if (entry.reused) throw new Error(`internal: reused file ${key}/${file} has no bytes to write`);
         const mode = entry.executable ? EXECUTABLE_MODE : FILE_MODE;
-        const sha256 = sums.get(file)!;
+        const sha256 = digestOf(entry);
         const content = `${sha256} ${mode}`;
         if (sent.has(content)) files.push({ path: file, sha256, mode, content });
         else if (typeof entry.contents !== 'string') files.push({ path: file, sha256, mode, content, contents: entry.contents });
