@@ -277,17 +277,19 @@ export function emitBundles(
 
 /** One bundle's reuse: a unit is taken back only when its every file is in the bundle's record; its digest and size are the record's. */
 function bundleReuse(salt: string, previous: { units: StoredUnits; record: BundleRecord } | undefined): UnitReuse {
-  const units = previous?.units.salt === salt ? previous.units.units : {};
+  // As Maps: a keyed property read with a string made at run time first looks the string up in V8's string table, a Map read does not.
+  const units = new Map(previous?.units.salt === salt ? Object.entries(previous.units.units) : []);
+  const record = new Map(previous ? Object.entries(previous.record) : []);
   return {
     made: new Map(),
     lookup: (key) => {
-      const files = units[key];
-      const record = previous?.record;
-      if (!files || !record || !files.every((file) => record[file.path] !== undefined)) return undefined;
+      const files = units.get(key);
+      if (!files || !files.every((file) => record.has(file.path))) return undefined;
       // Parsed for this build alone (incremental.ts unitSource): completed in place.
       for (const file of files) {
-        file.facts.sha256 = record[file.path]![0];
-        file.facts.bytes = record[file.path]![1];
+        const [sha256, bytes] = record.get(file.path)!;
+        file.facts.sha256 = sha256;
+        file.facts.bytes = bytes;
         // Stored only when not empty (storedUnits).
         file.facts.leaks ??= [];
         file.facts.limits ??= [];

@@ -11,6 +11,7 @@ import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { IrNode } from '../ir/types.ts';
 import { SKILL, SLASH } from '../load/extract-references.ts';
 import { splitLines } from '../load/scan-lines.ts';
+import { textMemo } from '../util/text-memo.ts';
 
 /** `/gsd-` or `/gsd:` followed by a template-literal substitution. */
 const COMPUTED = /(?<=^|[\s`'"(\[])\/gsd[-:]\$\{/g;
@@ -63,24 +64,43 @@ export function checkCodeCommands(files: readonly { path: string; bytes: Uint8Ar
  * write the command to invoke. It must name a command, or an agent or hook
  * (tables of those use the same shape). Code fences are skipped.
  */
+/** A `gsd-<name>` table cell: its name, line and column. */
+interface CommandCell {
+  name: string;
+  line: number;
+  column: number;
+}
+
+/** A text's command cells: a function of the text alone, so a rebuild in one process reuses those of unchanged texts. */
+const cellsMemo = textMemo<CommandCell[]>();
+
 export function checkCommandCells(nodes: readonly IrNode[], known: ReadonlySet<string>): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
-  const CELL = /\|([^|]*)(?=\|)/g;
-  const BARE = /^\s*`?gsd-([a-z0-9]+(?:-[a-z0-9]+)*)(?:\s[^`|]*)?`?\s*$/;
+  const cellsIn = cellsMemo.round();
   for (const node of nodes) {
     if (!node.path.endsWith('.md')) continue;
-    let fenced = false;
-    for (const [index, line] of splitLines(node.text).entries()) {
-      const text = line.content;
-      if (/^\s*(```|~~~)/.test(text)) fenced = !fenced;
-      if (fenced || !/^\s*\|/.test(text)) continue;
-      for (const cell of text.matchAll(CELL)) {
-        const bare = BARE.exec(cell[1]!);
-        if (!bare || known.has(bare[1]!) || known.has(`gsd-${bare[1]}`)) continue;
-        const column = cell.index + 1 + cell[1]!.indexOf('gsd-') + 1;
-        diagnostics.push(diagnostic(node.path, index + 1, column, 'ref-command-unknown', `expected the name of a command in commands/gsd/ (or of an agent or hook), found "gsd-${bare[1]}"`));
-      }
+    for (const cell of cellsIn(node.text, () => commandCells(node.text))) {
+      if (known.has(cell.name) || known.has(`gsd-${cell.name}`)) continue;
+      diagnostics.push(diagnostic(node.path, cell.line, cell.column, 'ref-command-unknown', `expected the name of a command in commands/gsd/ (or of an agent or hook), found "gsd-${cell.name}"`));
     }
   }
   return diagnostics;
+}
+
+/** Every table cell outside fences that holds only a `gsd-<name>` (with arguments, in backticks or not). */
+function commandCells(text: string): CommandCell[] {
+  const cells: CommandCell[] = [];
+  const CELL = /\|([^|]*)(?=\|)/g;
+  const BARE = /^\s*`?gsd-([a-z0-9]+(?:-[a-z0-9]+)*)(?:\s[^`|]*)?`?\s*$/;
+  let fenced = false;
+  for (const [index, line] of splitLines(text).entries()) {
+    const content = line.content;
+    if (/^\s*(```|~~~)/.test(content)) fenced = !fenced;
+    if (fenced || !/^\s*\|/.test(content)) continue;
+    for (const cell of content.matchAll(CELL)) {
+      const bare = BARE.exec(cell[1]!);
+      if (bare) cells.push({ name: bare[1]!, line: index + 1, column: cell.index + 1 + cell[1]!.indexOf('gsd-') + 1 });
+    }
+  }
+  return cells;
 }

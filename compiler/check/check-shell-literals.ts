@@ -8,6 +8,7 @@ import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { IrNode } from '../ir/types.ts';
 import { cliCalls } from '../load/cli-calls.ts';
 import { fencedBlocks, scanLines } from '../load/scan-lines.ts';
+import { textMemo } from '../util/text-memo.ts';
 import data from '../data/shell-literals.json' with { type: 'json' };
 
 const CHECKED_KINDS: ReadonlySet<string> = new Set(data.kinds);
@@ -35,23 +36,32 @@ const PATTERNS: readonly LiteralPattern[] = [
 
 const BARE_NUMBER = new RegExp(`^${PHASE}$`);
 
+/** A text's literals: a function of the text alone, so a rebuild in one process reuses those of unchanged texts. */
+const literalsMemo = textMemo<(Literal & { line: number })[]>();
+
 export function checkShellLiterals(nodes: readonly IrNode[]): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
+  const literalsIn = literalsMemo.round();
   for (const node of nodes) {
     if (!CHECKED_KINDS.has(node.kind) || !node.path.endsWith('.md')) continue;
-    const numbers = positionalNumbers(node.text);
-    for (const block of fencedBlocks(scanLines(node.text))) {
-      if (!SHELL_INFO.has(block.info.split(/\s/)[0]!.toLowerCase())) continue;
-      for (const line of block.body) {
-        for (const found of literalsOf(line.content, numbers.get(line.line) ?? [])) {
-          diagnostics.push(
-            diagnostic(node.path, line.line, found.column, 'shell-literal-value', `expected a placeholder (<phase>, {phase}, $PHASE) for ${found.what} in a shell example, found the literal "${found.text}"`),
-          );
-        }
-      }
+    for (const found of literalsIn(node.text, () => shellLiterals(node.text))) {
+      diagnostics.push(
+        diagnostic(node.path, found.line, found.column, 'shell-literal-value', `expected a placeholder (<phase>, {phase}, $PHASE) for ${found.what} in a shell example, found the literal "${found.text}"`),
+      );
     }
   }
   return diagnostics;
+}
+
+/** Every literal in the text's fenced shell blocks, in order, with its line. */
+function shellLiterals(text: string): (Literal & { line: number })[] {
+  const found: (Literal & { line: number })[] = [];
+  const numbers = positionalNumbers(text);
+  for (const block of fencedBlocks(scanLines(text))) {
+    if (!SHELL_INFO.has(block.info.split(/\s/)[0]!.toLowerCase())) continue;
+    for (const line of block.body) for (const literal of literalsOf(line.content, numbers.get(line.line) ?? [])) found.push({ ...literal, line: line.line });
+  }
+  return found;
 }
 
 interface Literal {

@@ -118,19 +118,21 @@ async function updateBundles(
   const records: Record<string, BundleRecord> = {};
   let written = 0;
   for (const [key, tree] of bundles) {
-    const record = trusted[key];
-    if (!record) {
+    const trustedRecord = trusted[key];
+    if (!trustedRecord) {
       // A reused file has no bytes to write (the writer refuses one): only a bundle whose record held it could have one.
       if (!writer.has(key)) writer.add(key, tree);
       written += tree.size;
       continue;
     }
+    // A Map: its reads do not look each path up in V8's string table first, as a keyed property read does.
+    const record = new Map(Object.entries(trustedRecord));
     // Every file's digest is a fact emit filled for the manifest (the manifest's own and README.txt's are taken here).
     const next: BundleRecord = {};
     const changed: string[] = [];
     for (const [file, entry] of tree) {
       const mode = entry.executable ? EXECUTABLE_MODE : FILE_MODE;
-      const old = record[file];
+      const old = record.get(file);
       if (old && old[0] === digestOf(entry) && old[2] === mode) next[file] = old;
       else changed.push(file);
     }
@@ -153,7 +155,7 @@ async function updateBundles(
       next[file] = [digestOf(entry), stats.size, stats.mode & 0o777, stats.mtimeMs];
     });
     written += changed.length;
-    const gone = Object.keys(record).filter((file) => !tree.has(file));
+    const gone = [...record.keys()].filter((file) => !tree.has(file));
     for (const file of gone) await rm(path.join(root, file), { force: true });
     await removeEmptyFolders(root, gone);
     records[key] = next;
