@@ -68,14 +68,27 @@ export async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: 
   const compiled = await compileFrom(values, recording, cacheDir ? { cacheDir, files: files! } : {});
   if (!compiled) return 1;
   const selections = selectBundles(compiled, values.target, values.scope as ScopeId | undefined, values.all ?? false);
-  // The bundles still on disk as the last build left them: their unchanged units are not rendered again, their unchanged files not written.
-  const trusted = cacheDir ? trustedRecords(previous, await onDisk, selections.map(bundleKey)) : {};
-  // A bundle to be written whole goes to the writer thread as soon as it is checked, while the next one renders;
-  // nothing is swapped into the output before every bundle has passed.
+  const keys = selections.map(bundleKey);
+  const profile = profileOption(values.profile, compiled);
+  // Emit does not wait for the disk check: every bundle the last build recorded reuses that build's units, as if still on
+  // disk as it left them (most are); one the check then finds changed is emitted again whole. A bundle to be written whole
+  // goes to the writer thread as soon as it is checked, while the next one renders; nothing is swapped into the output
+  // before every bundle has passed.
+  const recorded = cacheDir ? trustedRecords(previous, new Set(keys), keys) : {};
   const writer = treeWriter(outRoot);
   let emitted: ReturnType<typeof emitBundles>;
+  let trusted: Record<string, BundleRecord>;
   try {
-    emitted = emitBundles(compiled, selections, profileOption(values.profile, compiled), cacheDir ? unitSource(previous, trusted) : undefined, (key, tree) => trusted[key] === undefined && writer.add(key, tree));
+    emitted = emitBundles(compiled, selections, profile, cacheDir ? unitSource(previous, recorded) : undefined, (key, tree) => recorded[key] === undefined && writer.add(key, tree));
+    // The bundles still on disk as the last build left them: their unchanged files are not written.
+    trusted = cacheDir ? trustedRecords(previous, await onDisk, keys) : {};
+    const changed = selections.filter((selection) => recorded[bundleKey(selection)] !== undefined && trusted[bundleKey(selection)] === undefined);
+    if (changed.length > 0) {
+      // Rendered whole (no record is trusted), each file's facts equal to the reused ones: the first pass's findings stand.
+      const again = emitBundles(compiled, changed, profile, unitSource(previous, {}), (key, tree) => writer.add(key, tree));
+      for (const [key, tree] of again.bundles) emitted.bundles.set(key, tree);
+      for (const [key, units] of again.units) emitted.units.set(key, units);
+    }
   } catch (error) {
     await writer.abandon();
     throw error;
