@@ -40,9 +40,14 @@ export async function readTree(dir: string): Promise<(string | Uint8Array)[]> {
 export function hashParts(parts: readonly (string | Uint8Array)[]): string {
   const hash = createHash('sha256');
   for (const part of parts) {
-    const bytes = typeof part === 'string' ? Buffer.from(part, 'utf8') : part;
-    hash.update(`${bytes.length}:`);
-    hash.update(bytes);
+    // A string is hashed as its UTF-8 bytes without making a buffer of them first.
+    if (typeof part === 'string') {
+      hash.update(`${Buffer.byteLength(part, 'utf8')}:`);
+      hash.update(part, 'utf8');
+    } else {
+      hash.update(`${part.length}:`);
+      hash.update(part);
+    }
   }
   return hash.digest('hex');
 }

@@ -127,15 +127,12 @@ export function readmeText(manifest: BundleManifest): string {
  */
 export function manifestLine(file: ManifestFile): string {
   // Values of a known shape go in as they are; anything else through JSON.stringify.
-  const sha256 = SHA256_HEX.test(file.sha256) ? `"${file.sha256}"` : JSON.stringify(file.sha256);
   const bytes = Number.isSafeInteger(file.bytes) ? String(file.bytes) : JSON.stringify(file.bytes);
   const mode = file.mode === '0644' || file.mode === '0755' ? `"${file.mode}"` : JSON.stringify(file.mode);
   const merge = file.merge !== undefined ? `,"merge":${JSON.stringify(file.merge)}` : '';
   const generated = file.generated !== undefined ? `,"generated":${JSON.stringify(file.generated)}` : '';
-  return `{"path":${JSON.stringify(file.path)},"sha256":${sha256},"bytes":${bytes},"mode":${mode}${merge}${generated}}`;
+  return `{"path":${JSON.stringify(file.path)},"sha256":${JSON.stringify(file.sha256)},"bytes":${bytes},"mode":${mode}${merge}${generated}}`;
 }
-
-const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /** The tree's entries in path order: emit hands over sorted trees, which are not sorted again. */
 function sortedEntries(tree: VirtualTree): [string, TreeFile][] {

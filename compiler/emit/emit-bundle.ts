@@ -76,7 +76,7 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
   const context: ComposeContext = { target: target.definition, scope, version };
   const tree: VirtualTree = new Map();
   const place = (file: string, entry: TreeFile) => {
-    const normalized = path.posix.normalize(file);
+    const normalized = normalizedPath(file);
     if (tree.has(normalized)) throw new Error(`internal: two files emitted at ${normalized}`);
     tree.set(normalized, entry);
     return normalized;
@@ -283,10 +283,19 @@ export function agentVariantPath(name: string, variant: string, payload: string)
   return `${payload}/agents/${name}.${variant}.md`;
 }
 
+/**
+ * path.posix.normalize, skipped for a path it would return unchanged: one
+ * with no empty, `.` or `..` segment and no trailing slash (most paths; the
+ * test is a few native searches, normalize a scan in JavaScript per file).
+ */
+export function normalizedPath(file: string): string {
+  return file === '' || file.includes('//') || file.includes('./') || file.endsWith('.') || file.endsWith('/') ? path.posix.normalize(file) : file;
+}
+
 export function expandPath(pattern: string, scope: TargetScope, names: Record<string, string>): string {
   let result = pattern.replaceAll('{root}', scope.root);
   for (const [key, value] of Object.entries(names)) result = result.replaceAll(`{${key}}`, value);
-  return path.posix.normalize(result);
+  return normalizedPath(result);
 }
 
 /**

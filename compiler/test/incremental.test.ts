@@ -7,7 +7,8 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSyn
 import path from 'node:path';
 import { main, type Io } from '../cli.ts';
 import { suite, assert } from './harness.ts';
-import { keepCacheResident, readCacheEntry, writeCacheEntry } from '../cache/build-cache.ts';
+import { hashParts, keepCacheResident, readCacheEntry, writeCacheEntry } from '../cache/build-cache.ts';
+import { normalizedPath } from '../emit/emit-bundle.ts';
 import { MINI_CORPUS as CORPUS, miniSandbox as sandbox, snapshotTree, temporaryDir, type Sandbox } from './fixture-support.ts';
 
 const incremental = suite('incremental builds');
@@ -158,6 +159,25 @@ incremental('should ignore a corrupt or foreign cache entry and rebuild it', asy
   const afterForeign = await assertSameAsClean(box, 'foreign cache');
   assert.ok(writtenOf(afterForeign) > 100, afterForeign);
   rmSync(path.dirname(box.source), { recursive: true, force: true });
+});
+
+incremental('should hash a string part as its UTF-8 bytes, lone surrogates included, as a buffer of them hashes', () => {
+  for (const text of ['', 'abc', 'ünïcødé 😀', '\ud800x', 'x\udc00', '\ud83d', `${'a'.repeat(70_000)}\ud800`]) {
+    assert.is(hashParts([text, 'next']), hashParts([Buffer.from(text, 'utf8'), Buffer.from('next')]), JSON.stringify(text.slice(0, 12)));
+  }
+});
+
+incremental('should skip normalizing only the paths path.posix.normalize returns unchanged', () => {
+  const segments = ['a', 'b', '.', '..', '', 'c.d', '.x', 'x.', '..y'];
+  let tried = 0;
+  const visit = (file: string, depth: number) => {
+    tried += 1;
+    assert.is(normalizedPath(file), path.posix.normalize(file), JSON.stringify(file));
+    if (depth < 4) for (const segment of segments) for (const separator of ['/', '']) visit(`${file}${separator}${segment}`, depth + 1);
+  };
+  visit('', 0);
+  visit('/', 0);
+  assert.ok(tried > 200_000, String(tried));
 });
 
 incremental.run();
