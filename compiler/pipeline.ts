@@ -269,40 +269,49 @@ export function emitBundles(
       ...checkListing(key, listingCost(tree, target.definition.scopes[selection.scope]!), label, target.definition, compiled.budgets?.budgets ?? null),
     );
     bundles.set(key, tree);
-    if (unitReuse) units.set(key, { salt, units: storedUnits(tree, unitReuse.made) });
+    if (unitReuse) units.set(key, { salt, units: storedUnits(tree, unitReuse.made, unitReuse.taken) });
     emitted?.(key, tree);
   }
   return { bundles, diagnostics: sortDiagnostics(applySeverities(diagnostics, compiled.layoutWarnings)), units };
 }
 
-/** One bundle's reuse: a unit is taken back only when its every file is in the bundle's record; its digest and size are the record's. */
-function bundleReuse(salt: string, previous: { units: StoredUnits; record: BundleRecord } | undefined): UnitReuse {
+/**
+ * One bundle's reuse: a unit is taken back only when its every file is in the
+ * bundle's record; its digest and size are the record's. The stored units are
+ * never changed, so a unit taken back is stored again as it was (taken).
+ */
+function bundleReuse(salt: string, previous: { units: StoredUnits; record: BundleRecord } | undefined): UnitReuse & { taken: Map<string, ReusedFile[]> } {
   // As Maps: a keyed property read with a string made at run time first looks the string up in V8's string table, a Map read does not.
   const units = new Map(previous?.units.salt === salt ? Object.entries(previous.units.units) : []);
   const record = new Map(previous ? Object.entries(previous.record) : []);
+  const taken = new Map<string, ReusedFile[]>();
   return {
     made: new Map(),
+    taken,
     lookup: (key) => {
       const files = units.get(key);
       if (!files || !files.every((file) => record.has(file.path))) return undefined;
-      // Parsed for this build alone (incremental.ts unitSource): completed in place.
-      for (const file of files) {
-        const [sha256, bytes] = record.get(file.path)!;
-        file.facts.sha256 = sha256;
-        file.facts.bytes = bytes;
-        // Stored only when not empty (storedUnits).
-        file.facts.leaks ??= [];
-        file.facts.limits ??= [];
-      }
+      taken.set(key, files);
       return files;
+    },
+    factsOf: (file) => {
+      const [sha256, bytes] = record.get(file.path)!;
+      // Stored only when not empty (storedUnits).
+      return { ...file.facts, sha256, bytes, leaks: file.facts.leaks ?? [], limits: file.facts.limits ?? [] };
     },
   };
 }
 
 /** The units of a checked tree as the next build takes them back: each file's flags and check facts. */
-function storedUnits(tree: VirtualTree, made: ReadonlyMap<string, string[]>): StoredUnits['units'] {
+function storedUnits(tree: VirtualTree, made: ReadonlyMap<string, string[]>, taken: ReadonlyMap<string, ReusedFile[]>): StoredUnits['units'] {
   const stored: StoredUnits['units'] = {};
   for (const [key, paths] of made) {
+    // A unit taken back is stored as it was read.
+    const reused = taken.get(key);
+    if (reused) {
+      stored[key] = reused;
+      continue;
+    }
     stored[key] = paths.map((file) => {
       const entry = tree.get(file)!;
       const { leaks = [], limits = [], listed } = entry.facts ?? {};

@@ -96,7 +96,7 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     const paths: string[] = [];
     if (reused) {
       for (const file of reused) {
-        const entry: TreeFile = { contents: '', facts: file.facts, reused: true };
+        const entry: TreeFile = { contents: '', facts: reuse.factsOf(file), reused: true };
         if (file.executable) entry.executable = true;
         if (file.source !== undefined) entry.source = file.source;
         if (file.generated) entry.generated = true;

@@ -21,8 +21,10 @@ export interface ReusedFile {
 
 /** What emit needs to reuse units of one bundle, and what it reports back. */
 export interface UnitReuse {
-  /** The files of a unit of the last build, when every one is still on disk as it wrote them. */
+  /** The files of a unit of the last build, when every one is still on disk as it wrote them; left as stored. */
   lookup(key: string): ReusedFile[] | undefined;
+  /** A reused file's facts, completed with its digest and size from the bundle's record. */
+  factsOf(file: ReusedFile): FileFacts;
   /** Filled by emit: unit key → the paths of its files. */
   made: Map<string, string[]>;
 }
