@@ -6,7 +6,9 @@
 //     with its own temporary HOME and project, by the dev dependency's own
 //     bin/install.js;
 //   gsd-build on the same corpus: cold (empty cache, empty output), warm (no
-//     change) and after one edited file;
+//     change) and after one edited file, each a fresh process; and gsd-build
+//     watch on it, one process rebuilding after each edit (timed from the
+//     write to its summary line, debounce included, and by its own figure);
 //   gsd-build on source/: cold and warm;
 //   scale: a synthetic corpus (scripts/gen-corpus.mjs) at 1×, 10×, 100× the size
 //     of source/, one bundle (claude/global), cold and after one edited file,
@@ -17,7 +19,7 @@
 // memory is each process's own process.resourceUsage().maxRSS.
 // Usage: node scripts/bench-build.mjs [--runs N] [--only installer,upstream,source,scale] [--scales 1,10,100] [--loader lib|ts] [--quick]
 //   --quick: 3 runs and scales 1,10 (a full run takes long on a loaded 2-core machine); the default is the issue's.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -98,6 +100,63 @@ const fresh = (name) => {
 /** Appends a line to a file (a new one each run), the one-file edit. */
 const edit = (file, index) => appendFileSync(file, `\nEdited by the benchmark, run ${index} at ${process.hrtime.bigint()}.\n`);
 
+/**
+ * gsd-build watch on a corpus: after its first build, `runs` edits of `file`,
+ * each timed from the write to the summary line of the rebuild it caused
+ * (which includes the watcher's debounce) and by the build's own figure.
+ */
+async function watchSeries(args, file) {
+  const child = spawn(process.execPath, [bin, 'watch', ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const waiting = [];
+  let buffered = '';
+  let errors = '';
+  child.stderr.on('data', (chunk) => (errors = `${errors}${chunk}`.slice(-3000)));
+  child.stdout.on('data', (chunk) => {
+    buffered += chunk;
+    for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+      const line = buffered.slice(0, end);
+      buffered = buffered.slice(end + 1);
+      if (line.startsWith('built ')) waiting.shift()?.resolve(line);
+    }
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const nextBuild = () =>
+    new Promise((resolve, reject) => {
+      waiting.push({ resolve });
+      exited.then((code) => reject(new Error(`gsd-build watch exited (${code}):\n${errors}`)));
+    });
+  const settle = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  try {
+    await nextBuild();
+    const latency = [];
+    const build = [];
+    const loadBefore = load();
+    for (let index = 0; index < runs; index += 1) {
+      // Past the debounce and any write of the last rebuild, so each edit starts one rebuild.
+      await settle(500);
+      const started = process.hrtime.bigint();
+      const rebuilt = nextBuild();
+      edit(file, `watch ${index}`);
+      const line = await rebuilt;
+      latency.push(Number(process.hrtime.bigint() - started) / 1e6);
+      build.push(Number(/ in (\d+) ms/.exec(line)?.[1] ?? NaN));
+    }
+    const report = (label, samples) => {
+      const sorted = [...samples].sort((a, b) => a - b);
+      const median = sorted[Math.floor(sorted.length / 2)];
+      console.log(`${label.padEnd(44)} ${median.toFixed(0).padStart(7)} ms median of ${runs} (min ${sorted[0].toFixed(0)}, max ${sorted[sorted.length - 1].toFixed(0)}); load ${loadBefore} -> ${load()}`);
+      return median;
+    };
+    return {
+      latency: report('gsd-build watch, upstream: edit to output', latency),
+      build: report('gsd-build watch, upstream: its rebuild', build),
+    };
+  } finally {
+    child.kill('SIGINT');
+    await exited;
+  }
+}
+
 const results = {};
 if (values.loader === 'lib') {
   const built = spawnSync(process.execPath, [path.join(root, 'scripts/build-compiler.mjs'), '--no-types'], { cwd: root, encoding: 'utf8' });
@@ -139,6 +198,9 @@ if (wanted('upstream')) {
   gsdBuild(['--all', '--source', corpus, '--out', out, '--cache', cache]);
   const workflow = path.join(corpus, 'gsd-core/workflows', readdirSync(path.join(corpus, 'gsd-core/workflows')).filter((name) => name.endsWith('.md')).sort()[0]);
   results.upstreamOne = series('gsd-build --all, upstream corpus: one edit', () => gsdBuild(['--all', '--source', corpus, '--out', out, '--cache', cache]), (index) => edit(workflow, index));
+  const watched = await watchSeries(['--source', corpus, '--out', out, '--cache', cache], workflow);
+  results.upstreamWatch = watched.latency;
+  results.upstreamWatchBuild = watched.build;
   let files = 0;
   let bytes = 0;
   const inodes = new Map();
@@ -193,6 +255,8 @@ const ratio = (label, a, b) => a !== undefined && b !== undefined && console.log
 ratio('upstream installer / gsd-build upstream cold (goal 20x)', results.installer, results.upstreamCold);
 ratio('upstream installer / gsd-build upstream no change', results.installer, results.upstreamWarm);
 ratio('upstream installer / gsd-build upstream one edit (goal 100x)', results.installer, results.upstreamOne);
+ratio('upstream installer / gsd-build watch one edit, edit to output', results.installer, results.upstreamWatch);
+ratio('upstream installer / gsd-build watch one edit, its rebuild', results.installer, results.upstreamWatchBuild);
 ratio('gsd-build upstream cold / node -e 0', results.upstreamCold, results.node);
 ratio('gsd-build source/ cold / node -e 0', results.sourceCold, results.node);
 ratio('gsd-build source/ cold / no change', results.sourceCold, results.sourceWarm);
