@@ -5,6 +5,8 @@
 // ignored and rebuilt, never trusted.
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { REPO_ROOT } from '../pipeline.ts';
 import { main, type Io } from '../cli.ts';
 import { suite, assert } from './harness.ts';
 import { hashParts, keepCacheResident, readCacheEntry, writeCacheEntry } from '../cache/build-cache.ts';
@@ -97,6 +99,14 @@ incremental('should write the same output with the cache kept in memory (watch),
     // Nothing of the state reached the disk yet: the output state entry was dropped before the first write and kept in memory since.
     const listed = existsSync(box.cache) ? readdirSync(box.cache) : [];
     assert.not.ok(listed.some((name) => name.startsWith('output-')), listed.join(', '));
+    // Another process builds the same output meanwhile, after an edit: its state on disk wins over the one in memory.
+    writeFileSync(path.join(box.source, 'gsd-core/references/notes.md'), '# Notes\n\nEdited for another process.\n');
+    const other = spawnSync(process.execPath, [path.join(REPO_ROOT, 'compiler/bin/gsd-build.mjs'), '--all', '--source', box.source, '--targets', box.targets, '--out', box.out, '--cache', box.cache], { cwd: REPO_ROOT, encoding: 'utf8' });
+    assert.is(other.status, 0, other.stderr);
+    assert.ok(writtenOf(other.stdout) > 0, other.stdout);
+    assert.is(writtenOf(await assertSameAsClean(box, 'after another process built')), 0, 'its state and output are taken as they are');
+    writeFileSync(path.join(box.source, 'gsd-core/references/notes.md'), '# Notes\n\nEdited in memory again.\n');
+    await assertSameAsClean(box, 'an edit after another process built');
   } finally {
     cache.close();
   }
