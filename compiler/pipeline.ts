@@ -33,6 +33,7 @@ import { isConfigKey } from '../source/runtime/config/config.ts';
 import { emitBundle, hookScriptName, type GeneratedFile } from './emit/emit-bundle.ts';
 import type { ReusedFile, UnitReuse } from './emit/render-units.ts';
 import type { BundleRecord } from './write/output-state.ts';
+import { recordMap } from './write/write-tree.ts';
 import { capabilityHookFindings } from './emit/hook-formats.ts';
 import { checkListing, listingCost } from './report/listing-cost.ts';
 import { commandsOf, FULL_PROFILE, loadProfiles, profileLabel, selectProfile, type LoadedProfiles } from './compose/select-profile.ts';
@@ -283,7 +284,7 @@ export function emitBundles(
 function bundleReuse(salt: string, previous: { units: StoredUnits; record: BundleRecord } | undefined): UnitReuse & { taken: Map<string, ReusedFile[]> } {
   // As Maps: a keyed property read with a string made at run time first looks the string up in V8's string table, a Map read does not.
   const units = new Map(previous?.units.salt === salt ? Object.entries(previous.units.units) : []);
-  const record = new Map(previous ? Object.entries(previous.record) : []);
+  const record = previous ? recordMap(previous.record) : new Map<string, BundleRecord[string]>();
   const taken = new Map<string, ReusedFile[]>();
   return {
     made: new Map(),

@@ -146,10 +146,12 @@ export function addBundleManifest(tree: VirtualTree, target: Target, scope: Scop
   if (tree.has(MANIFEST_FILE) || tree.has(README_FILE)) throw new Error(`internal: a bundle file is emitted at ${MANIFEST_FILE} or ${README_FILE}`);
   const entries = sortedEntries(tree);
   const manifest = manifestOf(entries, target, scope, version, capabilities, profile);
-  const added: [string, TreeFile][] = [
-    [MANIFEST_FILE, { contents: serializeManifest(manifest) }],
-    [README_FILE, { contents: readmeText(manifest) }],
-  ].sort(([a], [b]) => compareText(a as string, b as string)) as [string, TreeFile][];
+  const added = (
+    [
+      [MANIFEST_FILE, { contents: serializeManifest(manifest) }],
+      [README_FILE, { contents: readmeText(manifest) }],
+    ] satisfies [string, TreeFile][]
+  ).sort(([a], [b]) => compareText(a, b));
   // Merged into the sorted entries in one pass.
   const out: VirtualTree = new Map();
   let next = 0;

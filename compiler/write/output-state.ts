@@ -9,7 +9,7 @@ import { chmod, lstat as lstatFile, readdir as readFolder, rename, rm, rmdir, wr
 import path from 'node:path';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { digestOf } from '../emit/bundle-manifest.ts';
-import { forEachBounded, makeDirectory, treeWriter, type BundleRecord, type TreeWriter } from './write-tree.ts';
+import { forEachBounded, makeDirectory, recordMap, treeWriter, type BundleRecord, type TreeWriter } from './write-tree.ts';
 
 export type { BundleRecord };
 
@@ -152,8 +152,7 @@ async function updateBundles(
       written += tree.size;
       continue;
     }
-    // A Map: its reads do not look each path up in V8's string table first, as a keyed property read does.
-    const record = new Map(Object.entries(trustedRecord));
+    const record = recordMap(trustedRecord);
     // Every file's digest is a fact emit filled for the manifest (the manifest's own and README.txt's are taken here).
     const next: BundleRecord = {};
     const changed: string[] = [];

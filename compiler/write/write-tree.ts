@@ -16,6 +16,19 @@ import { byteLengthOf, type VirtualTree } from '../emit/virtual-tree.ts';
 /** path → [sha256, size, mode, mtimeMs] */
 export type BundleRecord = Record<string, [string, number, number, number]>;
 
+const recordMaps = new WeakMap<BundleRecord, ReadonlyMap<string, BundleRecord[string]>>();
+
+/**
+ * A record as a Map, made once per record (emit's unit reuse and the update
+ * both read it): a keyed property read with a string made at run time first
+ * looks the string up in V8's string table, a Map read does not.
+ */
+export function recordMap(record: BundleRecord): ReadonlyMap<string, BundleRecord[string]> {
+  let map = recordMaps.get(record);
+  if (!map) recordMaps.set(record, (map = new Map(Object.entries(record))));
+  return map;
+}
+
 const FILE_MODE = 0o644;
 const EXECUTABLE_MODE = 0o755;
 const DIRECTORY_MODE = 0o755;
