@@ -24,7 +24,8 @@ import { checkBudgets, loadBudgets, measureBudgets, type BudgetRow, type LoadedB
 import { checkEmittedPaths, checkLimits, foreignRoots } from './check/check-emitted.ts';
 import { checkOnlyBlocks } from './check/check-only-blocks.ts';
 import { checkCliCalls, type CommandTable } from './check/check-cli-calls.ts';
-import { loadShellParser, withCliCallMemo, type CliCall, type CliCallMemo } from './load/cli-calls.ts';
+import { loadShellParser } from './load/cli-calls.ts';
+import { sameFacts, withTextFacts, type TextFactsMemo } from './util/text-facts.ts';
 import { checkOrphanReferences, checkUnreadConfigKeys, checkUnusedWhenAtoms, predicateAtoms, type SettingsSources } from './check/check-dead-settings.ts';
 import type { WhenVocabulary } from './load/parse-sections.ts';
 import { checkShellLiterals } from './check/check-shell-literals.ts';
@@ -152,8 +153,9 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
   // The CLI-call and shell-literal checks read shell with tree-sitter-bash.
   await loadShellParser();
   const settings = await settingsSources(options.sourceDir, files, layout, ir.nodes);
-  const callMemo: CliCallMemo = { previous: options.cacheDir ? readCallMemo(options.cacheDir, slot) : new Map(), next: new Map() };
-  const checked: Diagnostic[] = withCliCallMemo(callMemo, () => [
+  // Without a cache, a process that builds again (watch --no-cache) still keeps its last build's.
+  const factsMemo: TextFactsMemo = { previous: options.cacheDir ? readTextFacts(options.cacheDir, slot) : (uncachedFacts.get(slot) ?? new Map()), next: new Map() };
+  const checked: Diagnostic[] = withTextFacts(factsMemo, () => [
     ...checkFrontmatter(ir.nodes),
     ...checkReferences(ir.nodes),
     ...checkStepFiles(ir.nodes, inlineSections(ir.composition)),
@@ -167,7 +169,8 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     ...checkCommandCells(ir.nodes, new Set([...shippedCommandNames(ir.nodes), ...ir.nodes.filter((node) => node.kind === 'agent').map((node) => node.name), ...hooks.map((hook) => hook.id)])),
     ...deadSettingFindings(settings, ir.nodes, layout.settings?.maintainerDocs ?? []),
   ]);
-  if (options.cacheDir) writeCallMemo(options.cacheDir, slot, callMemo);
+  if (!options.cacheDir) uncachedFacts.set(slot, factsMemo.next);
+  else if (!sameFacts(factsMemo)) writeCacheEntry(options.cacheDir, `text-facts-${slot}`, compilerFingerprint(), factsMemo.next);
   // Findings on composed text belong to the files people edit: a host's own lines, a fragment, capability.json.
   diagnostics.push(...(composed.origins ? remapDiagnostics(checked, composed.origins) : checked));
   const runtime = await cachedRuntime(options, files, hookPayloads(targets), configSlices(ir));
@@ -463,16 +466,13 @@ async function cachedTargets(cacheDir: string, targetsDir: string): Promise<Awai
   return loaded;
 }
 
-/** The CLI calls the last build read from this source folder (load/cli-calls.ts). */
-function readCallMemo(cacheDir: string, slot: string): ReadonlyMap<string, CliCall[]> {
-  const previous = readCacheEntry<Map<string, CliCall[]>>(cacheDir, `cli-calls-${slot}`, compilerFingerprint());
-  return previous instanceof Map ? previous : new Map();
-}
+/** The last build's text facts per source folder slot, in a process building without a cache. */
+const uncachedFacts = new Map<string, ReadonlyMap<string, unknown>>();
 
-/** Stores the calls of the texts this build read (and only those), when they are not the ones read. */
-function writeCallMemo(cacheDir: string, slot: string, memo: CliCallMemo): void {
-  const same = memo.next.size === memo.previous.size && [...memo.next.keys()].every((key) => memo.previous.has(key));
-  if (!same) writeCacheEntry(cacheDir, `cli-calls-${slot}`, compilerFingerprint(), memo.next);
+/** The text facts the last build read from this source folder (util/text-facts.ts). */
+function readTextFacts(cacheDir: string, slot: string): ReadonlyMap<string, unknown> {
+  const previous = readCacheEntry<Map<string, unknown>>(cacheDir, `text-facts-${slot}`, compilerFingerprint());
+  return previous instanceof Map ? previous : new Map();
 }
 
 /** Stores the nodes this build used (and only those), when they differ from what was read. */

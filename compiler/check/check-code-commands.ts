@@ -11,7 +11,7 @@ import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { IrNode } from '../ir/types.ts';
 import { SKILL, SLASH } from '../load/extract-references.ts';
 import { splitLines } from '../load/scan-lines.ts';
-import { textMemo } from '../util/text-memo.ts';
+import { isList, textFact } from '../util/text-facts.ts';
 
 /** `/gsd-` or `/gsd:` followed by a template-literal substitution. */
 const COMPUTED = /(?<=^|[\s`'"(\[])\/gsd[-:]\$\{/g;
@@ -71,15 +71,12 @@ interface CommandCell {
   column: number;
 }
 
-/** A text's command cells: a function of the text alone, so a rebuild in one process reuses those of unchanged texts. */
-const cellsMemo = textMemo<CommandCell[]>();
-
 export function checkCommandCells(nodes: readonly IrNode[], known: ReadonlySet<string>): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
-  const cellsIn = cellsMemo.round();
   for (const node of nodes) {
     if (!node.path.endsWith('.md')) continue;
-    for (const cell of cellsIn(node.text, () => commandCells(node.text))) {
+    // A function of the text alone: a rebuild reuses the cells of unchanged texts (util/text-facts.ts).
+    for (const cell of textFact('command-cells', node.text, () => commandCells(node.text), isList<CommandCell>)) {
       if (known.has(cell.name) || known.has(`gsd-${cell.name}`)) continue;
       diagnostics.push(diagnostic(node.path, cell.line, cell.column, 'ref-command-unknown', `expected the name of a command in commands/gsd/ (or of an agent or hook), found "gsd-${cell.name}"`));
     }

@@ -8,7 +8,7 @@ import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { IrNode } from '../ir/types.ts';
 import { cliCalls } from '../load/cli-calls.ts';
 import { fencedBlocks, scanLines } from '../load/scan-lines.ts';
-import { textMemo } from '../util/text-memo.ts';
+import { isList, textFact } from '../util/text-facts.ts';
 import data from '../data/shell-literals.json' with { type: 'json' };
 
 const CHECKED_KINDS: ReadonlySet<string> = new Set(data.kinds);
@@ -36,15 +36,12 @@ const PATTERNS: readonly LiteralPattern[] = [
 
 const BARE_NUMBER = new RegExp(`^${PHASE}$`);
 
-/** A text's literals: a function of the text alone, so a rebuild in one process reuses those of unchanged texts. */
-const literalsMemo = textMemo<(Literal & { line: number })[]>();
-
 export function checkShellLiterals(nodes: readonly IrNode[]): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
-  const literalsIn = literalsMemo.round();
   for (const node of nodes) {
     if (!CHECKED_KINDS.has(node.kind) || !node.path.endsWith('.md')) continue;
-    for (const found of literalsIn(node.text, () => shellLiterals(node.text))) {
+    // A function of the text alone: a rebuild reuses the literals of unchanged texts (util/text-facts.ts).
+    for (const found of textFact('shell-literals', node.text, () => shellLiterals(node.text), isList<Literal & { line: number }>)) {
       diagnostics.push(
         diagnostic(node.path, found.line, found.column, 'shell-literal-value', `expected a placeholder (<phase>, {phase}, $PHASE) for ${found.what} in a shell example, found the literal "${found.text}"`),
       );

@@ -5,10 +5,10 @@
 // expansions kept as written), each at its line and column in the file.
 // Quoting, $(...), pipes, &&, heredocs and line continuations are the
 // parser's to read; only shell text that mentions gsd-tools.cjs is parsed.
-import { createHash } from 'node:crypto';
 import type { Node } from 'web-tree-sitter';
 import { loadParsers, parseNow } from '../../source/hooks/lib/secret/parsers.ts';
 import { fencedBlocks, scanLines, splitLines } from './scan-lines.ts';
+import { isList, textFact } from '../util/text-facts.ts';
 import data from '../data/shell-literals.json' with { type: 'json' };
 
 const SHELL_INFO: ReadonlySet<string> = new Set(data.shellInfo);
@@ -48,38 +48,10 @@ export function loadShellParser(): Promise<void> {
   return loadParsers(['bash']);
 }
 
-/**
- * Our CLI's calls already read, by a digest of the text: what an incremental
- * build stored (`previous`) and what this build read (`next`, the store for
- * the next one). The parse is the slowest part of the checks, and two checks
- * read every text.
- */
-export interface CliCallMemo {
-  previous: ReadonlyMap<string, CliCall[]>;
-  next: Map<string, CliCall[]>;
-}
-
-let activeMemo: CliCallMemo | null = null;
-
-/** Runs `run` with cliCalls answering from and filling `memo`. */
-export function withCliCallMemo<T>(memo: CliCallMemo, run: () => T): T {
-  const outer = activeMemo;
-  activeMemo = memo;
-  try {
-    return run();
-  } finally {
-    activeMemo = outer;
-  }
-}
-
 /** Every runtime-CLI call in `text`, in file order (of `program`, our CLI unless named). Callers only read the result. */
 export function cliCalls(text: string, program: CliProgram = GSD_TOOLS): CliCall[] {
-  if (program !== GSD_TOOLS || activeMemo === null) return readCalls(text, program);
-  const key = createHash('sha256').update(text).digest('hex');
-  let calls = activeMemo.next.get(key) ?? activeMemo.previous.get(key);
-  if (calls === undefined) calls = readCalls(text, program);
-  activeMemo.next.set(key, calls);
-  return calls;
+  // The parse is the slowest part of the checks, and two checks read every text: our CLI's calls are kept by text (util/text-facts.ts).
+  return program === GSD_TOOLS ? textFact('cli-calls', text, () => readCalls(text, GSD_TOOLS), isList<CliCall>) : readCalls(text, program);
 }
 
 function readCalls(text: string, program: CliProgram): CliCall[] {
