@@ -76,8 +76,16 @@ export function writeOutputState(cacheDir: string, outRoot: string, state: Store
 }
 
 function encodeState(state: StoredState): Stored {
-  const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
-  return { ...state, bundles: Object.fromEntries(Object.entries(state.bundles).map(([key, record]) => [key, text(record)])), units: Object.fromEntries(Object.entries(state.units).map(([key, units]) => [key, text(units)])) };
+  return {
+    ...state,
+    bundles: Object.fromEntries(Object.entries(state.bundles).map(([key, record]) => [key, JSON.stringify(record)])),
+    units: Object.fromEntries(Object.entries(state.units).map(([key, units]) => [key, typeof units === 'string' ? units : unitsText(units)])),
+  };
+}
+
+/** A bundle's units as stored: JSON, the units as [key, files] pairs (parseUnits reads them back). */
+export function unitsText(units: StoredUnits): string {
+  return JSON.stringify({ salt: units.salt, units: [...units.units] });
 }
 
 /** Dropped before an output folder is touched, so a build cut short leaves nothing trusted. */
@@ -112,23 +120,23 @@ export function unitSource(state: StoredState | null, trusted: Readonly<Record<s
 /** A stored finding list: absent when empty (pipeline.ts storedUnits). */
 const findingList = (value: unknown) => value === undefined || Array.isArray(value);
 
-function parseUnits(text: string): StoredUnits | null {
-  let value: Partial<StoredUnits> | null;
+export function parseUnits(text: string): StoredUnits | null {
+  let value: { salt?: unknown; units?: unknown } | null;
   try {
-    value = JSON.parse(text) as Partial<StoredUnits> | null;
+    value = JSON.parse(text) as { salt?: unknown; units?: unknown } | null;
   } catch {
     return null;
   }
-  if (value === null || typeof value !== 'object' || typeof value.salt !== 'string' || value.units === null || typeof value.units !== 'object' || Array.isArray(value.units)) return null;
-  for (const files of Object.values(value.units)) {
-    if (!Array.isArray(files)) return null;
-    for (const file of files as unknown[]) {
+  if (value === null || typeof value !== 'object' || typeof value.salt !== 'string' || !Array.isArray(value.units)) return null;
+  for (const pair of value.units as unknown[]) {
+    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || !Array.isArray(pair[1])) return null;
+    for (const file of pair[1] as unknown[]) {
       const entry = file as Partial<ReusedFile> | null;
       const facts = entry?.facts;
       if (typeof entry?.path !== 'string' || !facts || typeof facts !== 'object' || !findingList(facts.leaks) || !findingList(facts.limits)) return null;
     }
   }
-  return value as StoredUnits;
+  return { salt: value.salt, units: new Map(value.units as [string, ReusedFile[]][]) };
 }
 
 /** Whether the state's build is still exactly on disk: every bundle it wrote was found as its record says. */

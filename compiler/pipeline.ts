@@ -242,7 +242,8 @@ export interface UnitSource {
  */
 export interface StoredUnits {
   salt: string;
-  units: Record<string, ReusedFile[]>;
+  /** A Map, as read and made: a keyed property write or read with a string made at run time first looks it up in V8's string table, a Map's does not. */
+  units: Map<string, ReusedFile[]>;
 }
 
 /** compose + emit for each selection; diagnostics when an emitted tree breaks a rule. With `reuse`, also every bundle's units for the next build. */
@@ -285,8 +286,7 @@ export function emitBundles(
  * never changed, so a unit taken back is stored again as it was (taken).
  */
 function bundleReuse(salt: string, previous: { units: StoredUnits; record: BundleRecord } | undefined): UnitReuse & { taken: Map<string, ReusedFile[]> } {
-  // As Maps: a keyed property read with a string made at run time first looks the string up in V8's string table, a Map read does not.
-  const units = new Map(previous?.units.salt === salt ? Object.entries(previous.units.units) : []);
+  const units = previous?.units.salt === salt ? previous.units.units : new Map<string, ReusedFile[]>();
   const record = previous ? recordMap(previous.record) : new Map<string, BundleRecord[string]>();
   const taken = new Map<string, ReusedFile[]>();
   return {
@@ -310,15 +310,15 @@ function bundleReuse(salt: string, previous: { units: StoredUnits; record: Bundl
 
 /** The units of a checked tree as the next build takes them back: each file's flags and check facts. */
 function storedUnits(tree: VirtualTree, made: ReadonlyMap<string, string[]>, taken: ReadonlyMap<string, ReusedFile[]>): StoredUnits['units'] {
-  const stored: StoredUnits['units'] = {};
+  const stored: StoredUnits['units'] = new Map();
   for (const [key, paths] of made) {
     // A unit taken back is stored as it was read.
     const reused = taken.get(key);
     if (reused) {
-      stored[key] = reused;
+      stored.set(key, reused);
       continue;
     }
-    stored[key] = paths.map((file) => {
+    stored.set(key, paths.map((file) => {
       const entry = tree.get(file)!;
       const { leaks = [], limits = [], listed } = entry.facts ?? {};
       // Most files have no finding: empty lists are left out (bundleReuse puts them back), a third of the state's size.
@@ -330,7 +330,7 @@ function storedUnits(tree: VirtualTree, made: ReadonlyMap<string, string[]>, tak
         ...(entry.verbatim ? { verbatim: true as const } : {}),
         facts: { ...(leaks.length > 0 ? { leaks } : {}), ...(limits.length > 0 ? { limits } : {}), ...(listed ? { listed } : {}) },
       };
-    });
+    }));
   }
   return stored;
 }

@@ -160,10 +160,26 @@ export function layoutNames(): string[] {
 /** The layout whose detect files the tree has, else the default. */
 export function detectLayout(paths: ReadonlySet<string>): Layout {
   for (const name of layoutNames()) {
-    const layout = loadLayout(name);
-    if (layout.detect.length > 0 && layout.detect.some((file) => paths.has(file))) return layout;
+    const detect = detectFiles(name);
+    if (detect.length > 0 && detect.some((file) => paths.has(file))) return loadLayout(name);
   }
   return loadLayout(DEFAULT_LAYOUT);
+}
+
+/**
+ * A built-in layout's detect files, read without the positioned parse and the
+ * schema check, which every build would otherwise pay for each built-in layout:
+ * only the layout detected is loaded whole. A file that does not read as one
+ * is loaded whole, which reports what is wrong with it.
+ */
+function detectFiles(name: string): readonly string[] {
+  let detect: unknown;
+  try {
+    detect = (JSON.parse(readFileSync(path.join(LAYOUTS_DIR, `${name}.json`), 'utf8')) as { detect?: unknown } | null)?.detect;
+  } catch {
+    detect = undefined;
+  }
+  return Array.isArray(detect) && detect.every((file) => typeof file === 'string') ? detect : loadLayout(name).detect;
 }
 
 export interface Classified {

@@ -7,6 +7,7 @@ import { allBundles, compile, emitBundles, type Compiled, type StoredUnits, type
 import { digestOf, MANIFEST_FILE } from '../emit/bundle-manifest.ts';
 import { byteLengthOf, type VirtualTree } from '../emit/virtual-tree.ts';
 import type { BundleRecord } from '../write/output-state.ts';
+import { parseUnits, unitsText } from '../incremental.ts';
 import { suite, assert } from './harness.ts';
 import { miniSandbox, type Sandbox } from './fixture-support.ts';
 
@@ -28,15 +29,15 @@ function recordOf(tree: VirtualTree): BundleRecord {
   return Object.fromEntries([...tree].map(([file, entry]) => [file, [digestOf(entry), byteLengthOf(entry), entry.executable ? 0o755 : 0o644, 0]]));
 }
 
-/** As an incremental build hands them back: stored as JSON text, parsed afresh for each build. */
+/** As an incremental build hands them back: stored as text, parsed afresh for each build. */
 function sourceFrom(run: ReturnType<typeof emitBundles>): UnitSource {
-  return { previous: (bundle) => ({ units: JSON.parse(JSON.stringify(run.units.get(bundle)!)) as StoredUnits, record: recordOf(run.bundles.get(bundle)!) }) };
+  return { previous: (bundle) => ({ units: parseUnits(unitsText(run.units.get(bundle)!))!, record: recordOf(run.bundles.get(bundle)!) }) };
 }
 
 const none: UnitSource = { previous: () => undefined };
 const reusedCount = (run: ReturnType<typeof emitBundles>) => [...run.bundles.values()].reduce((sum, tree) => sum + [...tree.values()].filter((file) => file.reused).length, 0);
 const manifests = (run: ReturnType<typeof emitBundles>) => [...run.bundles].map(([key, tree]) => [key, tree.get(MANIFEST_FILE)!.contents]);
-const unitFiles = (stored: StoredUnits) => Object.values(stored.units).flat().length;
+const unitFiles = (stored: StoredUnits) => [...stored.units.values()].flat().length;
 
 units('should give back the trees, manifests and findings of rendering, and render again only what changed', async () => {
   const box = miniSandbox();
@@ -86,11 +87,32 @@ units('should not reuse a unit whose file is missing from the bundle record', as
   const record = recordOf(tree);
   const dropped = Object.keys(record).find((file) => file.endsWith('notes.md'))!;
   delete record[dropped];
-  const second = emitBundles(built, selections, undefined, { previous: (key) => (key === bundle ? { units: JSON.parse(JSON.stringify(first.units.get(key)!)) as StoredUnits, record } : undefined) });
+  const second = emitBundles(built, selections, undefined, { previous: (key) => (key === bundle ? { units: parseUnits(unitsText(first.units.get(key)!))!, record } : undefined) });
   const reused = [...second.bundles.get(bundle)!.values()].filter((file) => file.reused).length;
   assert.ok(!second.bundles.get(bundle)!.get(dropped)!.reused, 'the file without a record is rendered');
   assert.ok(reused > 0 && reused < tree.size, `${reused} reused of ${tree.size}`);
   assert.equal(manifests(second), manifests(emitBundles(built, selections)));
+});
+
+units('should read stored units back as made, and refuse text of any other shape', async () => {
+  const box = miniSandbox();
+  const built = await compiled(box);
+  const first = emitBundles(built, allBundles(built.targets), undefined, none);
+  for (const stored of first.units.values()) assert.equal(parseUnits(unitsText(stored)), stored);
+  const file = { path: 'a.md', facts: {} };
+  const refused = [
+    'not json',
+    'null',
+    JSON.stringify({ units: [] }),
+    // The units as an object (an older store) or pairs of another shape.
+    JSON.stringify({ salt: 's', units: { key: [file] } }),
+    JSON.stringify({ salt: 's', units: [['key']] }),
+    JSON.stringify({ salt: 's', units: [[1, [file]]] }),
+    JSON.stringify({ salt: 's', units: [['key', [{ path: 'a.md' }]]] }),
+    JSON.stringify({ salt: 's', units: [['key', [{ path: 'a.md', facts: { leaks: 'none' } }]]] }),
+  ];
+  for (const text of refused) assert.equal(parseUnits(text), null, text);
+  assert.equal(parseUnits(JSON.stringify({ salt: 's', units: [['key', [file]]] })), { salt: 's', units: new Map([['key', [file]]]) });
 });
 
 units.run();
