@@ -8,7 +8,7 @@ import { diagnostic, sortDiagnostics, type Diagnostic } from './diagnostics.ts';
 import type { CorpusIr } from './ir/types.ts';
 import { buildIr, type NodeMemo } from './load/build-ir.ts';
 import { loadMarkdown, withMarkdown } from './load/markdown-parsers.ts';
-import { compilerFingerprint, hashParts, readCacheEntry, readTree, writeCacheEntry } from './cache/build-cache.ts';
+import { compilerFingerprint, hashParts, readBytesMap, readCacheEntry, readTree, writeBytesMap, writeCacheEntry } from './cache/build-cache.ts';
 import { loadHooks, loadSettingsHooks, type HookEntry } from './load/load-hooks.ts';
 import { detectLayout, loadLayout, type Layout } from './load/layout.ts';
 import { readSourceTree, type SourceFile } from './load/read-source-tree.ts';
@@ -447,8 +447,7 @@ async function cachedRuntime(options: CompileOptions, files: readonly { path: st
 
 function readNodeMemo(cacheDir: string, slot: string, layout: Layout, outline: boolean, vocabulary: WhenVocabulary): NodeMemo {
   const salt = hashParts([compilerFingerprint(), layoutKey(layout), outline ? 'outline' : '', vocabulary.table ?? '', ...[...vocabulary.atoms].sort()]);
-  const previous = readCacheEntry<Map<string, Uint8Array>>(cacheDir, `nodes-${slot}`, salt);
-  return { salt, previous: previous instanceof Map ? previous : new Map(), next: new Map() };
+  return { salt, previous: readBytesMap(cacheDir, `nodes-${slot}`, salt), next: new Map() };
 }
 
 /**
@@ -475,10 +474,9 @@ function readTextFacts(cacheDir: string, slot: string): ReadonlyMap<string, unkn
   return previous instanceof Map ? previous : new Map();
 }
 
-/** Stores the nodes this build used (and only those), when they differ from what was read. */
+/** Stores the nodes this build used, when they differ from what was read (as a delta while few changed: writeBytesMap). */
 function writeNodeMemo(cacheDir: string, slot: string, memo: NodeMemo): void {
-  const same = memo.next.size === memo.previous.size && [...memo.next].every(([key, entry]) => memo.previous.get(key) === entry);
-  if (!same) writeCacheEntry(cacheDir, `nodes-${slot}`, memo.salt, memo.next);
+  writeBytesMap(cacheDir, `nodes-${slot}`, memo.salt, memo.previous, memo.next);
 }
 
 /** A layout as cache-key text: every field (a layout file's too), patterns by their source. */

@@ -4,7 +4,7 @@
 // envelope names this format and exactly the key asked for; anything else
 // (a corrupt file, another compiler's entry, a truncated write) reads as a
 // miss and is rebuilt. Writes go to a temporary sibling, then rename.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, type Dirent, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
@@ -221,6 +221,66 @@ function writeEnvelope(file: string, envelope: Envelope): void {
   } finally {
     rmSync(temporary, { force: true });
   }
+}
+
+/**
+ * A map of content-addressed byte entries (a key names its value's input, so
+ * any value found under a key is one for it) stored as a base and a delta
+ * beside it: a build that changes a few entries writes only those (the
+ * delta), not the whole map again (10 MB of parsed nodes for the upstream
+ * corpus). The base is written again, and the delta dropped, once the delta
+ * and the base's unused entries outweigh a quarter of the base.
+ */
+interface BytesBase {
+  id: string;
+  entries: Map<string, Uint8Array>;
+  weight: number;
+}
+interface BytesDelta {
+  base: string;
+  entries: Map<string, Uint8Array>;
+}
+const DELTA_SHARE = 4;
+/** The base each map readBytesMap returned was read from (writeBytesMap writes the delta against it). */
+const basesOf = new WeakMap<ReadonlyMap<string, Uint8Array>, BytesBase>();
+
+const bytesMapOf = (value: unknown): value is Map<string, Uint8Array> => value instanceof Map && [...value].every(([key, bytes]) => typeof key === 'string' && bytes instanceof Uint8Array);
+
+export function readBytesMap(cacheDir: string, name: string, key: string): Map<string, Uint8Array> {
+  const base = readCacheEntry(cacheDir, name, key, (stored) => {
+    const value = stored as Partial<BytesBase> | null;
+    return value !== null && typeof value === 'object' && typeof value.id === 'string' && typeof value.weight === 'number' && bytesMapOf(value.entries) ? (value as BytesBase) : null;
+  });
+  if (!base) return new Map();
+  const delta = readCacheEntry(cacheDir, `${name}-delta`, key, (stored) => {
+    const value = stored as Partial<BytesDelta> | null;
+    return value !== null && typeof value === 'object' && typeof value.base === 'string' && bytesMapOf(value.entries) ? (value as BytesDelta) : null;
+  });
+  const merged = new Map(base.entries);
+  if (delta && delta.base === base.id) for (const [entry, bytes] of delta.entries) merged.set(entry, bytes);
+  basesOf.set(merged, base);
+  return merged;
+}
+
+/** Stores `next` under `name` (readBytesMap reads it back), when it is not exactly `previous` (what readBytesMap gave this build). */
+export function writeBytesMap(cacheDir: string, name: string, key: string, previous: ReadonlyMap<string, Uint8Array>, next: ReadonlyMap<string, Uint8Array>): void {
+  if (next.size === previous.size && [...next].every(([entry, bytes]) => previous.get(entry) === bytes)) return;
+  const base = basesOf.get(previous);
+  if (base) {
+    const added = new Map([...next].filter(([entry, bytes]) => base.entries.get(entry) !== bytes));
+    let weight = 0;
+    for (const bytes of added.values()) weight += bytes.byteLength;
+    for (const [entry, bytes] of base.entries) if (!next.has(entry)) weight += bytes.byteLength;
+    if (weight * DELTA_SHARE <= base.weight) {
+      writeCacheEntry(cacheDir, `${name}-delta`, key, { base: base.id, entries: added } satisfies BytesDelta);
+      return;
+    }
+  }
+  let weight = 0;
+  for (const bytes of next.values()) weight += bytes.byteLength;
+  // A new id, so that no delta written against an older base is read with this one.
+  writeCacheEntry(cacheDir, name, key, { id: randomUUID(), entries: new Map(next), weight } satisfies BytesBase);
+  removeCacheEntry(cacheDir, `${name}-delta`);
 }
 
 export function removeCacheEntry(cacheDir: string, name: string): void {
