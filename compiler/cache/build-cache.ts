@@ -5,35 +5,20 @@
 // (a corrupt file, another compiler's entry, a truncated write) reads as a
 // miss and is rebuilt. Writes go to a temporary sibling, then rename.
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, type Dirent, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { compareText } from '../diagnostics.ts';
+import { listFiles } from '../util/list-files.ts';
 
 const FORMAT = 'gsd-build-cache/1';
 const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 /** What the compiler's behaviour is made of: its code and data, the schemas, and the locked dependencies. */
 const FINGERPRINT_INPUTS = ['compiler', 'schemas', 'package.json', 'package-lock.json'];
 
-/** Every file under `dir` (sorted, relative POSIX paths) with its bytes; none when it does not exist. */
+/** Every file under `dir` (listFiles: sorted, relative POSIX paths) with its bytes; none when it does not exist. */
 export async function readTree(dir: string): Promise<(string | Uint8Array)[]> {
-  const parts: (string | Uint8Array)[] = [];
-  // Synchronous calls, as in readSourceTree: small files, nothing else to do meanwhile.
-  const visit = (relative: string) => {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(path.join(dir, relative), { withFileTypes: true });
-    } catch {
-      entries = [];
-    }
-    for (const entry of entries.sort((a, b) => compareText(a.name, b.name))) {
-      const child = relative ? `${relative}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) visit(child);
-      else if (entry.isFile()) parts.push(child, readFileSync(path.join(dir, child)));
-    }
-  };
-  visit('');
-  return parts;
+  return listFiles(dir).flatMap((file) => [file, readFileSync(path.join(dir, file))]);
 }
 
 /** SHA-256 of the parts, each length-prefixed so that no two part lists collide. */

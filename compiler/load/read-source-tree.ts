@@ -2,8 +2,7 @@
 // in sorted order, as bytes.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import fg from 'fast-glob';
-import { compareText } from '../diagnostics.ts';
+import { listFiles } from '../util/list-files.ts';
 
 export interface SourceFile {
   /** POSIX path relative to the tree root. */
@@ -18,14 +17,7 @@ export interface SourceFile {
  * has nothing else to do on this thread meanwhile.
  */
 export async function readSourceTree(root: string): Promise<SourceFile[]> {
-  const paths = fg.sync('**/*', {
-    cwd: root,
-    onlyFiles: true,
-    dot: false,
-    followSymbolicLinks: false,
-    // What else to skip is the layout's business (compiler/data/layouts).
-    ignore: ['**/node_modules/**'],
-  });
-  paths.sort(compareText);
+  // Dot files and folders and anything named node_modules are never corpus files; what else to skip is the layout's business (compiler/data/layouts).
+  const paths = listFiles(root, (name) => name.startsWith('.') || name === 'node_modules');
   return paths.map((file) => ({ path: file, bytes: readFileSync(path.join(root, file)) }));
 }
