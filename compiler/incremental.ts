@@ -4,7 +4,8 @@
 // records, has nothing to do; any other build rewrites only changed files.
 import path from 'node:path';
 import { compareText } from './diagnostics.ts';
-import { compilerFingerprint, hashParts, readCacheEntry, readTree, removeCacheEntry, writeCacheEntry } from './cache/build-cache.ts';
+import { randomUUID } from 'node:crypto';
+import { cacheIsResident, compilerFingerprint, hashParts, readCacheEntry, readTree, removeCacheEntry, writeCacheEntry } from './cache/build-cache.ts';
 import type { SourceFile } from './load/read-source-tree.ts';
 import type { BundleRecord, OutputState } from './write/output-state.ts';
 import type { StoredUnits, UnitSource } from './pipeline.ts';
@@ -27,60 +28,215 @@ export async function buildInputKey(files: readonly SourceFile[], targetsDir: st
   return hashParts([compilerFingerprint(), JSON.stringify(options), 'targets', ...(await readTree(targetsDir)), 'source', ...files.flatMap((file) => [file.path, file.bytes])]);
 }
 
-/** The state's slot in the cache: one per output folder. */
+/** The state's slots in the cache, one pair per output folder: the base, and the head that names it (StoredState). */
 function stateName(outRoot: string): string {
   return `output-${hashParts([path.resolve(outRoot)]).slice(0, 24)}`;
 }
+const headName = (outRoot: string) => `${stateName(outRoot)}-head`;
 
+/** A record entry of a file, or null: the file is gone. */
+type RecordPatch = Record<string, BundleRecord[string] | null>;
+/** A unit's files, or null: the unit is gone. */
+type UnitsPatch = Map<string, ReusedFile[] | null>;
+
+/**
+ * What changed in the records and units since the base was written, per
+ * bundle: each build's changes merged in (a later one wins), so the head
+ * says everything on top of the base.
+ */
+export interface StatePatch {
+  bundles: Map<string, RecordPatch>;
+  units: Map<string, UnitsPatch>;
+}
+
+/** A build's records and units as written: records and units as JSON text per bundle. */
+interface StateBase {
+  /** A random id the head names: a head is read only with the base it was written against. */
+  id: string;
+  /** How many record and unit entries it holds: a head whose patch outweighs a quarter of it makes a new base. */
+  weight: number;
+  bundles: Record<string, BundleRecord>;
+  units: Record<string, string | StoredUnits>;
+}
+
+/**
+ * The output state as a build reads it: the base (every bundle's records and
+ * units as one build wrote them) and the head (the input key, the summary, the
+ * patch since the base). A build that changes a few files of each bundle
+ * writes only the head; the base is written again when a bundle is written
+ * whole or the patch outgrows it.
+ */
 export interface StoredState extends OutputState {
   /** The bundles that build wrote, in order. */
   built: string[];
   /** Its summary line's numbers. */
   files: number;
-  /**
-   * Each bundle's render units (pipeline.ts emitBundles): as JSON text when
-   * read from disk, parsed only when the bundle is emitted again; as made
-   * while the state stays in memory (a resident cache).
-   */
-  units: Record<string, string | StoredUnits>;
+  base: StateBase;
+  patch: StatePatch;
+}
+
+interface StoredHead {
+  base: string;
+  inputKey: string;
+  messages: OutputState['messages'];
+  built: string[];
+  files: number;
+  bundles: [string, [string, BundleRecord[string] | null][]][];
+  units: [string, [string, ReusedFile[] | null][]][];
+}
+
+export function readOutputState(cacheDir: string, outRoot: string): StoredState | null {
+  const head = readCacheEntry(cacheDir, headName(outRoot), compilerFingerprint(), decodeHead);
+  if (!head) return null;
+  const base = readCacheEntry(cacheDir, stateName(outRoot), compilerFingerprint(), decodeBase);
+  if (!base || base.id !== head.base) return null;
+  const bundles: Record<string, BundleRecord> = { ...base.bundles };
+  // A base kept in memory (a resident cache) is read again: its records are patched as copies. One just read from disk is
+  // this build's own, patched in place (a copy of each record costs as much as writing the whole base).
+  const owned = !cacheIsResident();
+  for (const [key, patch] of head.patch.bundles) bundles[key] = patchRecord(owned ? (base.bundles[key] ??= {}) : { ...base.bundles[key] }, patch);
+  return { inputKey: head.inputKey, messages: head.messages, built: head.built, files: head.files, bundles, base, patch: head.patch };
+}
+
+function patchRecord(next: BundleRecord, patch: RecordPatch): BundleRecord {
+  for (const file in patch) {
+    const entry = patch[file];
+    if (entry === null) delete next[file];
+    else next[file] = entry!;
+  }
+  return next;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object';
+const isRecordEntry = (value: unknown) =>
+  Array.isArray(value) && value.length === 4 && typeof value[0] === 'string' && typeof value[1] === 'number' && typeof value[2] === 'number' && typeof value[3] === 'number';
+
+/** The head as read and kept in memory. */
+type Head = Omit<StoredState, 'bundles' | 'base'> & { base: string };
+
+function decodeHead(value: unknown): Head | null {
+  const stored = value as Partial<StoredHead> | null;
+  if (!isObject(stored) || typeof stored.base !== 'string' || typeof stored.inputKey !== 'string' || !Array.isArray(stored.built) || typeof stored.files !== 'number') return null;
+  const messages = stored.messages;
+  if (!isObject(messages) || !Array.isArray(messages.out) || !Array.isArray(messages.err)) return null;
+  if (!Array.isArray(stored.bundles) || !Array.isArray(stored.units)) return null;
+  const bundles = new Map<string, RecordPatch>();
+  for (const pair of stored.bundles as unknown[]) {
+    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || !Array.isArray(pair[1])) return null;
+    const patch: RecordPatch = {};
+    for (const change of pair[1] as unknown[]) {
+      if (!Array.isArray(change) || change.length !== 2 || typeof change[0] !== 'string' || (change[1] !== null && !isRecordEntry(change[1]))) return null;
+      patch[change[0]] = change[1] as BundleRecord[string] | null;
+    }
+    bundles.set(pair[0], patch);
+  }
+  const units = new Map<string, UnitsPatch>();
+  for (const pair of stored.units as unknown[]) {
+    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || !Array.isArray(pair[1])) return null;
+    const patch: UnitsPatch = new Map();
+    for (const change of pair[1] as unknown[]) {
+      if (!Array.isArray(change) || change.length !== 2 || typeof change[0] !== 'string' || (change[1] !== null && !unitFiles(change[1]))) return null;
+      patch.set(change[0], change[1] as ReusedFile[] | null);
+    }
+    units.set(pair[0], patch);
+  }
+  return { base: stored.base, inputKey: stored.inputKey, messages: { out: messages.out, err: messages.err }, built: stored.built, files: stored.files, patch: { bundles, units } };
 }
 
 /** As stored: records and units as JSON text, which reads back several times faster than the same data as structured-clone objects. */
-type Stored = Omit<StoredState, 'bundles' | 'units'> & { bundles: Record<string, string>; units: Record<string, string> };
+type StoredBase = Omit<StateBase, 'bundles' | 'units'> & { bundles: Record<string, string>; units: Record<string, string> };
 
-export function readOutputState(cacheDir: string, outRoot: string): StoredState | null {
-  return readCacheEntry(cacheDir, stateName(outRoot), compilerFingerprint(), decodeState);
-}
-
-function decodeState(value: unknown): StoredState | null {
-  const stored = value as Stored | null;
-  const valid =
-    stored !== null &&
-    typeof stored === 'object' &&
-    typeof stored.inputKey === 'string' &&
-    Array.isArray(stored.built) &&
-    stored.bundles !== null &&
-    typeof stored.bundles === 'object' &&
-    stored.units !== null &&
-    typeof stored.units === 'object';
-  if (!valid) return null;
+function decodeBase(value: unknown): StateBase | null {
+  const stored = value as Partial<StoredBase> | null;
+  if (!isObject(stored) || typeof stored.id !== 'string' || typeof stored.weight !== 'number' || !isObject(stored.bundles) || !isObject(stored.units)) return null;
   try {
-    return { ...stored, bundles: Object.fromEntries(Object.entries(stored.bundles).map(([key, text]) => [key, JSON.parse(text) as BundleRecord])) };
+    return { id: stored.id, weight: stored.weight, units: stored.units, bundles: Object.fromEntries(Object.entries(stored.bundles).map(([key, text]) => [key, JSON.parse(text) as BundleRecord])) };
   } catch {
     return null;
   }
 }
 
-export function writeOutputState(cacheDir: string, outRoot: string, state: StoredState): void {
-  writeCacheEntry(cacheDir, stateName(outRoot), compilerFingerprint(), state, encodeState);
+/** What a build hands writeOutputState: its summary, and either its changes (a patch) or, when some bundle was written whole, every record and unit. */
+export interface NextState extends OutputState {
+  built: string[];
+  files: number;
+  /** The records of the bundles this build wrote, each whole. */
+  bundles: Record<string, BundleRecord>;
+  /** The units of the bundles this build emitted. */
+  units: Map<string, StoredUnits>;
+  /** The changes to the previous state's records and units, when every bundle built has them; null: a new base. */
+  patch: StatePatch | null;
 }
 
-function encodeState(state: StoredState): Stored {
+/** Past this share of the base, a patch is folded into a new base. */
+const PATCH_SHARE = 4;
+
+export function writeOutputState(cacheDir: string, outRoot: string, previous: StoredState | null, next: NextState): void {
+  const key = compilerFingerprint();
+  let base = previous?.base;
+  let patch = previous && next.patch ? mergedPatch(previous.patch, next.patch) : null;
+  // A base in memory (watch) is written only when the cache is flushed: a new one each build keeps parsed units at hand.
+  if (!base || !patch || patchWeight(patch) * PATCH_SHARE > base.weight || cacheIsResident()) {
+    const bundles = { ...previous?.bundles, ...next.bundles };
+    const units: Record<string, string | StoredUnits> = {};
+    for (const bundle of Object.keys(previous?.base.units ?? {})) {
+      const stored = currentUnits(previous, bundle);
+      if (stored !== undefined) units[bundle] = stored;
+    }
+    for (const [bundle, stored] of next.units) units[bundle] = stored;
+    let weight = 0;
+    for (const record of Object.values(bundles)) weight += Object.keys(record).length;
+    for (const stored of Object.values(units)) weight += typeof stored === 'string' ? 1 : stored.units.size;
+    base = { id: randomUUID(), weight, bundles, units };
+    patch = { bundles: new Map(), units: new Map() };
+    writeCacheEntry(cacheDir, stateName(outRoot), key, base, encodeBase);
+  }
+  const head: Head = { base: base.id, inputKey: next.inputKey, messages: next.messages, built: next.built, files: next.files, patch };
+  writeCacheEntry(cacheDir, headName(outRoot), key, head, encodeHead);
+}
+
+function encodeHead({ patch, ...head }: Head): StoredHead {
+  return { ...head, bundles: [...patch.bundles].map(([bundle, changes]) => [bundle, Object.entries(changes)]), units: [...patch.units].map(([bundle, changes]) => [bundle, [...changes]]) };
+}
+
+/** `later`'s changes on top of `earlier`'s: for a file or unit both change, the later change. */
+function mergedPatch(earlier: StatePatch, later: StatePatch): StatePatch {
+  const bundles = new Map(earlier.bundles);
+  for (const [bundle, changes] of later.bundles) bundles.set(bundle, { ...bundles.get(bundle), ...changes });
+  const units = new Map(earlier.units);
+  for (const [bundle, changes] of later.units) units.set(bundle, new Map([...(units.get(bundle) ?? []), ...changes]));
+  return { bundles, units };
+}
+
+function patchWeight(patch: StatePatch): number {
+  let weight = 0;
+  for (const changes of patch.bundles.values()) weight += Object.keys(changes).length;
+  for (const changes of patch.units.values()) weight += changes.size;
+  return weight;
+}
+
+function encodeBase(base: StateBase): StoredBase {
   return {
-    ...state,
-    bundles: Object.fromEntries(Object.entries(state.bundles).map(([key, record]) => [key, JSON.stringify(record)])),
-    units: Object.fromEntries(Object.entries(state.units).map(([key, units]) => [key, typeof units === 'string' ? units : unitsText(units)])),
+    id: base.id,
+    weight: base.weight,
+    bundles: Object.fromEntries(Object.entries(base.bundles).map(([key, record]) => [key, JSON.stringify(record)])),
+    units: Object.fromEntries(Object.entries(base.units).map(([key, units]) => [key, typeof units === 'string' ? units : unitsText(units)])),
   };
+}
+
+/** A bundle's units as the state says, the patch applied: as stored (text) when it has none, else parsed; undefined when it has none or they do not read. */
+function currentUnits(state: StoredState | null, bundle: string): string | StoredUnits | undefined {
+  const stored = state?.base.units[bundle];
+  if (stored === undefined) return undefined;
+  const patch = state!.patch.units.get(bundle);
+  if (!patch) return stored;
+  const parsed = typeof stored === 'string' ? parseUnits(stored) : { salt: stored.salt, units: new Map(stored.units) };
+  if (!parsed) return undefined;
+  for (const [unit, files] of patch) {
+    if (files === null) parsed.units.delete(unit);
+    else parsed.units.set(unit, files);
+  }
+  return parsed;
 }
 
 /** A bundle's units as stored: JSON, the units as [key, files] pairs (parseUnits reads them back). */
@@ -90,7 +246,8 @@ export function unitsText(units: StoredUnits): string {
 
 /** Dropped before an output folder is touched, so a build cut short leaves nothing trusted. */
 export function dropOutputState(cacheDir: string, outRoot: string): void {
-  removeCacheEntry(cacheDir, stateName(outRoot));
+  // The base alone is never read: without a head that names it, there is no state.
+  removeCacheEntry(cacheDir, headName(outRoot));
 }
 
 /** The records of the bundles among `keys` that were found on disk exactly as the state says (bundlesOnDisk). */
@@ -109,7 +266,7 @@ export function unitSource(state: StoredState | null, trusted: Readonly<Record<s
   return {
     previous: (bundle) => {
       const record = trusted[bundle];
-      const stored = state?.units[bundle];
+      const stored = record ? currentUnits(state, bundle) : undefined;
       if (!record || stored === undefined) return undefined;
       const units = typeof stored === 'string' ? parseUnits(stored) : stored;
       return units ? { units, record } : undefined;
@@ -120,6 +277,17 @@ export function unitSource(state: StoredState | null, trusted: Readonly<Record<s
 /** A stored finding list: absent when empty (pipeline.ts storedUnits). */
 const findingList = (value: unknown) => value === undefined || Array.isArray(value);
 
+/** Whether a stored unit's files read as emit stores them (pipeline.ts storedUnits). */
+function unitFiles(value: unknown): boolean {
+  if (!Array.isArray(value)) return false;
+  for (const file of value as unknown[]) {
+    const entry = file as Partial<ReusedFile> | null;
+    const facts = entry?.facts;
+    if (typeof entry?.path !== 'string' || !facts || typeof facts !== 'object' || !findingList(facts.leaks) || !findingList(facts.limits)) return false;
+  }
+  return true;
+}
+
 export function parseUnits(text: string): StoredUnits | null {
   let value: { salt?: unknown; units?: unknown } | null;
   try {
@@ -128,14 +296,7 @@ export function parseUnits(text: string): StoredUnits | null {
     return null;
   }
   if (value === null || typeof value !== 'object' || typeof value.salt !== 'string' || !Array.isArray(value.units)) return null;
-  for (const pair of value.units as unknown[]) {
-    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || !Array.isArray(pair[1])) return null;
-    for (const file of pair[1] as unknown[]) {
-      const entry = file as Partial<ReusedFile> | null;
-      const facts = entry?.facts;
-      if (typeof entry?.path !== 'string' || !facts || typeof facts !== 'object' || !findingList(facts.leaks) || !findingList(facts.limits)) return null;
-    }
-  }
+  for (const pair of value.units as unknown[]) if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || !unitFiles(pair[1])) return null;
   return { salt: value.salt, units: new Map(value.units as [string, ReusedFile[]][]) };
 }
 

@@ -254,9 +254,10 @@ export function emitBundles(
   reuse?: UnitSource,
   /** Called with each bundle once it is built and checked (a build starts writing it). */
   emitted?: (key: string, tree: VirtualTree) => void,
-): { bundles: Map<string, VirtualTree>; diagnostics: Diagnostic[]; units: Map<string, StoredUnits> } {
+): { bundles: Map<string, VirtualTree>; diagnostics: Diagnostic[]; units: Map<string, StoredUnits>; unitChanges: Map<string, UnitChanges> } {
   const bundles = new Map<string, VirtualTree>();
   const units = new Map<string, StoredUnits>();
+  const unitChanges = new Map<string, UnitChanges>();
   const { ir, label, diagnostics } = profileIr(compiled, profile);
   const nodesByPath = new Map(ir.nodes.map((node) => [node.path, node]));
   // Everything a unit's bytes and facts depend on besides its own input (render-units.ts); the targets whole, since the leak check reads every root.
@@ -274,10 +275,14 @@ export function emitBundles(
       ...checkListing(key, listingCost(tree, target.definition.scopes[selection.scope]!), label, target.definition, compiled.budgets?.budgets ?? null),
     );
     bundles.set(key, tree);
-    if (unitReuse) units.set(key, { salt, units: storedUnits(tree, unitReuse.made, unitReuse.taken) });
+    if (unitReuse) {
+      const stored = storedUnits(tree, unitReuse.made, unitReuse.taken);
+      units.set(key, { salt, units: stored });
+      if (unitReuse.previous) unitChanges.set(key, changedUnits(unitReuse.previous, stored, unitReuse.taken));
+    }
     emitted?.(key, tree);
   }
-  return { bundles, diagnostics: sortDiagnostics(applySeverities(diagnostics, compiled.layoutWarnings)), units };
+  return { bundles, diagnostics: sortDiagnostics(applySeverities(diagnostics, compiled.layoutWarnings)), units, unitChanges };
 }
 
 /**
@@ -285,13 +290,15 @@ export function emitBundles(
  * bundle's record; its digest and size are the record's. The stored units are
  * never changed, so a unit taken back is stored again as it was (taken).
  */
-function bundleReuse(salt: string, previous: { units: StoredUnits; record: BundleRecord } | undefined): UnitReuse & { taken: Map<string, ReusedFile[]> } {
-  const units = previous?.units.salt === salt ? previous.units.units : new Map<string, ReusedFile[]>();
+function bundleReuse(salt: string, previous: { units: StoredUnits; record: BundleRecord } | undefined): UnitReuse & { taken: Map<string, ReusedFile[]>; previous: StoredUnits['units'] | null } {
+  const same = previous?.units.salt === salt;
+  const units = same ? previous.units.units : new Map<string, ReusedFile[]>();
   const record = previous ? recordMap(previous.record) : new Map<string, BundleRecord[string]>();
   const taken = new Map<string, ReusedFile[]>();
   return {
     made: new Map(),
     taken,
+    previous: same ? units : null,
     lookup: (key) => {
       const files = units.get(key);
       if (!files || !files.every((file) => record.has(file.path))) return undefined;
@@ -306,6 +313,16 @@ function bundleReuse(salt: string, previous: { units: StoredUnits; record: Bundl
       return facts;
     },
   };
+}
+
+/** A bundle's units against the last build's, the state's patch (incremental.ts): each unit made anew, and null for each unit gone. */
+export type UnitChanges = Map<string, ReusedFile[] | null>;
+
+function changedUnits(previous: StoredUnits['units'], stored: StoredUnits['units'], taken: ReadonlyMap<string, ReusedFile[]>): UnitChanges {
+  const changes: UnitChanges = new Map();
+  for (const [key, files] of stored) if (!taken.has(key)) changes.set(key, files);
+  for (const key of previous.keys()) if (!stored.has(key)) changes.set(key, null);
+  return changes;
 }
 
 /** The units of a checked tree as the next build takes them back: each file's flags and check facts. */

@@ -146,6 +146,11 @@ export function keepCacheResident(): { flush(): void; close(): void } {
   };
 }
 
+/** Whether entries are kept in memory (keepCacheResident): a write then costs nothing until the flush. */
+export function cacheIsResident(): boolean {
+  return resident !== null;
+}
+
 /** A file's identity and version: another write, even of the same size, changes it. */
 function stampOf(file: string): string {
   const stats = statSync(file, { throwIfNoEntry: false, bigint: true });

@@ -88,12 +88,13 @@ export async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: 
       const again = emitBundles(compiled, changed, profile, unitSource(previous, {}), (key, tree) => writer.add(key, tree));
       for (const [key, tree] of again.bundles) emitted.bundles.set(key, tree);
       for (const [key, units] of again.units) emitted.units.set(key, units);
+      for (const key of again.bundles.keys()) emitted.unitChanges.delete(key);
     }
   } catch (error) {
     await writer.abandon();
     throw error;
   }
-  const { bundles, diagnostics, units } = emitted;
+  const { bundles, diagnostics, units, unitChanges } = emitted;
   if (!reportEmitted(diagnostics, recording, outRoot)) {
     await writer.abandon();
     return 1;
@@ -105,13 +106,16 @@ export async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: 
     const result = await writeBundles(outRoot, bundles, trusted, writer);
     written = result.written;
     const notes = noteLines(compiled, selections, sourceOf(values));
-    writeOutputState(cacheDir, outRoot, {
+    // A patch when every bundle was updated in place (most one-edit builds): else every record and unit is stored anew.
+    const patched = [...bundles.keys()].every((key) => result.changes[key] !== undefined && unitChanges.has(key));
+    writeOutputState(cacheDir, outRoot, previous, {
       inputKey,
       messages: { out: notes, err: printed.err },
-      bundles: { ...previous?.bundles, ...result.records },
-      units: { ...previous?.units, ...Object.fromEntries(units) },
+      bundles: result.records,
+      units,
       built: [...bundles.keys()],
       files: fileCount,
+      patch: patched ? { bundles: new Map(Object.entries(result.changes)), units: unitChanges } : null,
     });
   } else {
     await writer.finish();

@@ -171,6 +171,69 @@ incremental('should ignore a corrupt or foreign cache entry and rebuild it', asy
   rmSync(path.dirname(box.source), { recursive: true, force: true });
 });
 
+incremental('should store a one-file edit as a patch on the state (the head), and trust a head only with the base it names', async () => {
+  const box = sandbox();
+  // Enough files that one edit's patch (its file, manifests and unit in each bundle) stays under a quarter of the base, as in a real corpus.
+  for (let n = 0; n < 30; n += 1) writeFileSync(path.join(box.source, `gsd-core/references/extra-${n}.md`), `# Extra ${n}\n\nA reference.\n`);
+  await assertSameAsClean(box, 'first build');
+  const entryOf = (suffix: string) => path.join(box.cache, readdirSync(box.cache).find((name) => name.startsWith('output-') && name.endsWith(suffix))!);
+  const baseFile = readdirSync(box.cache).filter((name) => name.startsWith('output-') && !name.endsWith('-head.v8')).map((name) => path.join(box.cache, name));
+  assert.is(baseFile.length, 1, readdirSync(box.cache).join(', '));
+  const head = entryOf('-head.v8');
+  const baseBytes = readFileSync(baseFile[0]!);
+  // Edits: each build writes its head, the base stays as the first build wrote it, and the output is a clean build's.
+  for (const text of ['# Notes\n\nOne.\n', '# Notes\n\nTwo.\n', '# Notes\n\nThree.\n']) {
+    writeFileSync(path.join(box.source, 'gsd-core/references/notes.md'), text);
+    const edited = writtenOf(await assertSameAsClean(box, `edit ${text}`));
+    assert.ok(edited > 0, String(edited));
+    assert.ok(readFileSync(baseFile[0]!).equals(baseBytes), `the base is not written again for a one-file edit (${readdirSync(box.cache).join(', ')})`);
+  }
+  // A file removed and then put back as it was: the patch drops it from the record, so the next build writes it again.
+  const extra = path.join(box.source, 'gsd-core/references/extra-0.md');
+  const extraText = readFileSync(extra, 'utf8');
+  rmSync(extra);
+  await assertSameAsClean(box, 'a reference removed');
+  writeFileSync(extra, extraText);
+  assert.ok(writtenOf(await assertSameAsClean(box, 'the reference put back')) > 0);
+  assert.ok(readFileSync(baseFile[0]!).equals(baseBytes), 'the removal and the return are patches too');
+  // A head the disk holds for another base (here: the base replaced by an older build's) trusts nothing: everything is written.
+  const headBytes = readFileSync(head);
+  writeFileSync(path.join(box.source, 'gsd-core/references/notes.md'), '# Notes\n\nFour.\n');
+  writeCacheEntry(box.cache, path.basename(baseFile[0]!, '.v8'), 'another compiler', { id: 'x', weight: 1, bundles: {}, units: {} });
+  const foreign = writtenOf(await assertSameAsClean(box, 'base of another compiler'));
+  assert.ok(foreign > 100, `expected every file written without a base the head names, found ${foreign}`);
+  // The old head on the new base: ids differ, nothing trusted.
+  writeFileSync(head, headBytes);
+  writeFileSync(path.join(box.source, 'gsd-core/references/notes.md'), '# Notes\n\nFive.\n');
+  const mismatched = writtenOf(await assertSameAsClean(box, 'head of an older base'));
+  assert.ok(mismatched > 100, `expected every file written with a head of another base, found ${mismatched}`);
+  // A head cut short or corrupt reads as no state.
+  writeFileSync(head, readFileSync(head).subarray(0, 200));
+  writeFileSync(path.join(box.source, 'gsd-core/references/notes.md'), '# Notes\n\nSix.\n');
+  const corrupt = writtenOf(await assertSameAsClean(box, 'corrupt head'));
+  assert.ok(corrupt > 100, `expected every file written with a corrupt head, found ${corrupt}`);
+  rmSync(path.dirname(box.source), { recursive: true, force: true });
+});
+
+incremental('should fold a patch that outgrows a quarter of the base into a new base, the output still a clean build\'s', async () => {
+  const box = sandbox();
+  await assertSameAsClean(box, 'first build');
+  const baseOf = () => readdirSync(box.cache).filter((name) => name.startsWith('output-') && !name.endsWith('-head.v8')).map((name) => readFileSync(path.join(box.cache, name)));
+  const first = baseOf();
+  // The mini corpus has few files per bundle: an edit to every reference changes more than a quarter of them.
+  const references = readdirSync(path.join(box.source, 'gsd-core/references'));
+  let rebased = false;
+  for (let round = 0; round < 6 && !rebased; round += 1) {
+    for (const name of references) writeFileSync(path.join(box.source, 'gsd-core/references', name), `# ${name}\n\nRound ${round}.\n`);
+    await assertSameAsClean(box, `round ${round}`);
+    rebased = !first[0]!.equals(baseOf()[0]!);
+  }
+  assert.ok(rebased, 'a new base once the patch outweighs a quarter of it');
+  // And a build after it reads the new base with its head: nothing to write.
+  assert.is(writtenOf(await assertSameAsClean(box, 'no change after the new base')), 0);
+  rmSync(path.dirname(box.source), { recursive: true, force: true });
+});
+
 incremental('should hash a string part as its UTF-8 bytes, lone surrogates included, as a buffer of them hashes', () => {
   for (const text of ['', 'abc', 'ünïcødé 😀', '\ud800x', 'x\udc00', '\ud83d', `${'a'.repeat(70_000)}\ud800`]) {
     assert.is(hashParts([text, 'next']), hashParts([Buffer.from(text, 'utf8'), Buffer.from('next')]), JSON.stringify(text.slice(0, 12)));

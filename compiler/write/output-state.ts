@@ -113,6 +113,14 @@ export function bundlesOnDisk(outRoot: string, records: Readonly<Record<string, 
   });
 }
 
+export interface WrittenBundles {
+  /** Each bundle's record, whole. */
+  records: Record<string, BundleRecord>;
+  /** For a bundle updated in place, its record's changes: the entry of each file written, null for each file removed. */
+  changes: Record<string, Record<string, BundleRecord[string] | null>>;
+  written: number;
+}
+
 /**
  * Writes each bundle. One with a trusted record (the caller has checked it
  * against the disk: bundlesOnDisk) is updated in place: only files whose bytes changed are written (each to a temporary
@@ -127,7 +135,7 @@ export async function writeBundles(
   bundles: ReadonlyMap<string, VirtualTree>,
   trusted: Readonly<Record<string, BundleRecord>>,
   writer: TreeWriter = treeWriter(outRoot),
-): Promise<{ records: Record<string, BundleRecord>; written: number }> {
+): Promise<WrittenBundles> {
   try {
     return await updateBundles(outRoot, bundles, trusted, writer);
   } catch (error) {
@@ -141,8 +149,9 @@ async function updateBundles(
   bundles: ReadonlyMap<string, VirtualTree>,
   trusted: Readonly<Record<string, BundleRecord>>,
   writer: TreeWriter,
-): Promise<{ records: Record<string, BundleRecord>; written: number }> {
+): Promise<WrittenBundles> {
   const records: Record<string, BundleRecord> = {};
+  const changes: WrittenBundles['changes'] = {};
   let written = 0;
   for (const [key, tree] of bundles) {
     const trustedRecord = trusted[key];
@@ -185,9 +194,13 @@ async function updateBundles(
     for (const file of gone) await rm(path.join(root, file), { force: true });
     await removeEmptyFolders(root, gone);
     records[key] = next;
+    const change: Record<string, BundleRecord[string] | null> = {};
+    for (const file of changed) change[file] = next[file]!;
+    for (const file of gone) change[file] = null;
+    changes[key] = change;
   }
   Object.assign(records, await writer.finish());
-  return { records, written };
+  return { records, changes, written };
 }
 
 /** Removes the folders of removed files that are now empty, deepest first, up to the bundle root. */
