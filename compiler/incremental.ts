@@ -8,7 +8,14 @@ import { randomUUID } from 'node:crypto';
 import { cacheIsResident, compilerFingerprint, hashParts, readCacheEntry, readTree, removeCacheEntry, writeCacheEntry } from './cache/build-cache.ts';
 import type { SourceFile } from './load/read-source-tree.ts';
 import type { BundleRecord, OutputState } from './write/output-state.ts';
-import type { StoredUnits, UnitSource } from './pipeline.ts';
+import type { Emission, StoredUnits, UnitSource } from './pipeline.ts';
+
+/**
+ * Each bundle's last emission in a resident process, with the record it was
+ * written with: taken up only while the state's record is that same object
+ * (read from disk, it is another: another process built meanwhile).
+ */
+export type EmissionMemo = Map<string, { record: BundleRecord; emission: Emission }>;
 import type { ReusedFile } from './emit/render-units.ts';
 import os from 'node:os';
 
@@ -262,8 +269,16 @@ export function trustedRecords(state: StoredState | null, onDisk: ReadonlySet<st
  * are parsed when first asked for; units that do not read as the shape
  * emit stores are dropped whole (that bundle renders everything).
  */
-export function unitSource(state: StoredState | null, trusted: Readonly<Record<string, BundleRecord>>): UnitSource {
+export function unitSource(state: StoredState | null, trusted: Readonly<Record<string, BundleRecord>>, emissions?: EmissionMemo): UnitSource {
   return {
+    ...(emissions
+      ? {
+          emission: (bundle: string) => {
+            const kept = emissions.get(bundle);
+            return kept && trusted[bundle] !== undefined && kept.record === trusted[bundle] ? kept.emission : undefined;
+          },
+        }
+      : {}),
     previous: (bundle) => {
       const record = trusted[bundle];
       const stored = record ? currentUnits(state, bundle) : undefined;

@@ -32,13 +32,15 @@ import { checkShellLiterals } from './check/check-shell-literals.ts';
 import { checkCodeCommands, checkCommandCells, shippedCommandNames } from './check/check-code-commands.ts';
 import { isConfigKey } from '../source/runtime/config/config.ts';
 import { emitBundle, hookScriptName, type GeneratedFile } from './emit/emit-bundle.ts';
-import type { ReusedFile, UnitReuse } from './emit/render-units.ts';
+import { nodeDigest, type BundleDelta, type EmissionShape, type LastEmission, type ReusedFile, type UnitReuse } from './emit/render-units.ts';
+import { contentDigest } from './emit/content-facts.ts';
+import { MANIFEST_FILE, README_FILE } from './emit/bundle-manifest.ts';
 import type { BundleRecord } from './write/output-state.ts';
 import { recordMap } from './write/write-tree.ts';
 import { capabilityHookFindings } from './emit/hook-formats.ts';
 import { checkListing, listingCost } from './report/listing-cost.ts';
 import { commandsOf, FULL_PROFILE, loadProfiles, profileLabel, selectProfile, type LoadedProfiles } from './compose/select-profile.ts';
-import type { FileFacts, VirtualTree } from './emit/virtual-tree.ts';
+import type { FileFacts, TreeFile, VirtualTree } from './emit/virtual-tree.ts';
 import { DEFAULT_TARGETS_DIR, loadTargets } from './targets/load-targets.ts';
 import { SCOPE_IDS, type ScopeId, type Target } from './targets/target-types.ts';
 import vocabularyData from './data/when-vocabulary.json' with { type: 'json' };
@@ -233,6 +235,84 @@ export function profileIr(compiled: Compiled, names: readonly string[] = [FULL_P
  */
 export interface UnitSource {
   previous(bundle: string): { units: StoredUnits; record: BundleRecord } | undefined;
+  /**
+   * This process's last emission of the bundle, while the bundle's trusted
+   * record is the one that emission was written with (a resident build: watch).
+   * Without it, no emission is kept for the next build.
+   */
+  emission?(bundle: string): Emission | undefined;
+}
+
+/** A bundle's emission as the next build in this process takes it up (emitBundle's delta). */
+export interface Emission extends LastEmission {
+  /** The bundle's salt (render-units.ts). */
+  salt: string;
+  /** The built files it shipped (generatedKey). */
+  generated: string;
+  /** The nodes it was emitted from: a delta needs the same paths in the same order. */
+  nodes: NodeList;
+}
+
+/** A build's nodes: each path and its digest (render-units.ts nodeDigest), in IR order. */
+interface NodeList {
+  paths: string[];
+  digests: string[];
+  kinds: string[];
+}
+
+function nodeListOf(nodes: CorpusIr['nodes']): NodeList {
+  return { paths: nodes.map((node) => node.path), digests: nodes.map(nodeDigest), kinds: nodes.map((node) => node.kind) };
+}
+
+/**
+ * The nodes whose units a delta keys again: those whose digest changed and,
+ * when any command changed, every command (where a command lands depends on
+ * the others: nested routers). Null when the node lists differ in paths or
+ * order: the units themselves are then other ones.
+ */
+function redoneNodes(last: NodeList, now: NodeList): Set<string> | null {
+  if (last.paths.length !== now.paths.length) return null;
+  const redone = new Set<string>();
+  let commandChanged = false;
+  for (let index = 0; index < now.paths.length; index += 1) {
+    if (last.paths[index] !== now.paths[index] || last.kinds[index] !== now.kinds[index]) return null;
+    if (last.digests[index] !== now.digests[index]) {
+      redone.add(now.paths[index]!);
+      if (now.kinds[index] === 'command') commandChanged = true;
+    }
+  }
+  if (commandChanged) for (let index = 0; index < now.paths.length; index += 1) if (now.kinds[index] === 'command') redone.add(now.paths[index]!);
+  return redone;
+}
+
+/** The built files a bundle may ship, as one key: a delta leaves their units as they were, so they must be the same. */
+function generatedKey(generated: readonly GeneratedFile[]): string {
+  return hashParts(generated.flatMap((file) => [file.path, contentDigest(file.contents), file.executable ? 'x' : '-', file.verbatim ? 'v' : '-', file.runtime ?? '']));
+}
+
+/** A file as the next build reuses it: no bytes, every fact the manifest and the checks read. */
+function reusedForm(entry: TreeFile): TreeFile {
+  if (entry.reused) return entry;
+  const { sha256, bytes, leaks = [], limits = [], listed } = entry.facts ?? {};
+  const reused: TreeFile = { contents: '', reused: true, facts: { sha256: sha256!, bytes: bytes!, leaks, limits, ...(listed ? { listed } : {}) } };
+  if (entry.executable) reused.executable = true;
+  if (entry.source !== undefined) reused.source = entry.source;
+  if (entry.generated) reused.generated = true;
+  if (entry.verbatim) reused.verbatim = true;
+  if (entry.merge !== undefined) reused.merge = entry.merge;
+  return reused;
+}
+
+/** A checked tree as the next delta starts from it: without its manifest and README, every file in reused form. */
+function emissionBody(tree: VirtualTree, last: LastEmission | null, changed: readonly string[] | null): VirtualTree {
+  if (last && changed) {
+    const body = new Map(last.body);
+    for (const file of changed) body.set(file, reusedForm(tree.get(file)!));
+    return body;
+  }
+  const body: VirtualTree = new Map();
+  for (const [file, entry] of tree) if (file !== MANIFEST_FILE && file !== README_FILE) body.set(file, reusedForm(entry));
+  return body;
 }
 
 /**
@@ -254,20 +334,55 @@ export function emitBundles(
   reuse?: UnitSource,
   /** Called with each bundle once it is built and checked (a build starts writing it). */
   emitted?: (key: string, tree: VirtualTree) => void,
-): { bundles: Map<string, VirtualTree>; diagnostics: Diagnostic[]; units: Map<string, StoredUnits>; unitChanges: Map<string, UnitChanges> } {
+): {
+  bundles: Map<string, VirtualTree>;
+  diagnostics: Diagnostic[];
+  units: Map<string, StoredUnits>;
+  unitChanges: Map<string, UnitChanges>;
+  /** Each bundle's emission for the next build in this process (only when `reuse` keeps emissions). */
+  emissions: Map<string, Emission>;
+  /** For a bundle emitted as a delta, the files that may differ from its record: the rest are the record's. */
+  changedFiles: Map<string, string[]>;
+  /** The bundles emitted as a delta of their last emission. */
+  deltas: string[];
+} {
   const bundles = new Map<string, VirtualTree>();
   const units = new Map<string, StoredUnits>();
   const unitChanges = new Map<string, UnitChanges>();
+  const emissions = new Map<string, Emission>();
+  const changedFiles = new Map<string, string[]>();
+  const deltas: string[] = [];
   const { ir, label, diagnostics } = profileIr(compiled, profile);
   const nodesByPath = new Map(ir.nodes.map((node) => [node.path, node]));
   // Everything a unit's bytes and facts depend on besides its own input (render-units.ts); the targets whole, since the leak check reads every root.
   const common = reuse ? hashParts([compilerFingerprint(), JSON.stringify(compiled.targets), compiled.version, ir.payload ?? '', label, ...compiled.allowedForeignPaths.map((pattern) => `/${pattern.source}/${pattern.flags}`)]) : '';
+  const keeps = reuse?.emission !== undefined;
+  const nodes = keeps ? nodeListOf(ir.nodes) : null;
+  const generated = keeps ? generatedKey(compiled.generated) : '';
+  // The redone nodes against each last node list (one for every bundle, as a rule).
+  const redoneFor = new Map<NodeList, Set<string> | null>();
   for (const selection of selections) {
     const target = compiled.targets.find((candidate) => candidate.definition.id === selection.target)!;
     const key = bundleKey(selection);
     const salt = hashParts([common, key]);
-    const unitReuse = reuse ? bundleReuse(salt, reuse.previous(key)) : undefined;
-    const tree = emitBundle({ ir, target, scope: selection.scope, version: compiled.version, generated: compiled.generated, hooks: compiled.hooks, profile: label, ...(unitReuse ? { reuse: unitReuse } : {}) });
+    const input = { ir, target, scope: selection.scope, version: compiled.version, generated: compiled.generated, hooks: compiled.hooks, profile: label };
+    const last = keeps ? reuse!.emission!(key) : undefined;
+    let delta: BundleDelta | null = null;
+    if (last && last.salt === salt && last.generated === generated) {
+      if (!redoneFor.has(last.nodes)) redoneFor.set(last.nodes, redoneNodes(last.nodes, nodes!));
+      const redone = redoneFor.get(last.nodes);
+      if (redone) delta = { last, redone };
+    }
+    let shape: EmissionShape = {};
+    let unitReuse = reuse ? bundleReuse(salt, reuse.previous(key)) : undefined;
+    let tree = delta && unitReuse ? emitBundle({ ...input, reuse: unitReuse, delta, shape }) : null;
+    if (!tree) {
+      // No delta, or one that does not hold: the whole bundle, its units reused where they can be.
+      delta = null;
+      shape = {};
+      unitReuse = reuse ? bundleReuse(salt, reuse.previous(key)) : undefined;
+      tree = emitBundle({ ...input, ...(unitReuse ? { reuse: unitReuse } : {}), ...(keeps ? { shape } : {}) });
+    }
     diagnostics.push(
       ...checkEmittedPaths(key, tree, foreignRoots(target, compiled.targets, ir.payload), nodesByPath, compiled.allowedForeignPaths),
       ...checkLimits(key, tree, target.definition.scopes[selection.scope]!.limits ?? []),
@@ -276,13 +391,39 @@ export function emitBundles(
     );
     bundles.set(key, tree);
     if (unitReuse) {
-      const stored = storedUnits(tree, unitReuse.made, unitReuse.taken);
+      let stored: StoredUnits['units'];
+      if (delta) {
+        // The last emission's units, less the redone nodes' old keys, with their new ones.
+        stored = new Map(delta.last.units);
+        const changes: UnitChanges = new Map();
+        const now = new Set([...delta.redone].flatMap((node) => shape.keysByNode!.get(node) ?? []));
+        for (const node of delta.redone) {
+          for (const old of delta.last.keysByNode.get(node) ?? []) {
+            if (now.has(old)) continue;
+            stored.delete(old);
+            changes.set(old, null);
+          }
+        }
+        for (const [unit, files] of storedUnits(tree, unitReuse.made, new Map())) {
+          stored.set(unit, files);
+          changes.set(unit, files);
+        }
+        unitChanges.set(key, changes);
+        changedFiles.set(key, [...shape.changed!, MANIFEST_FILE, README_FILE]);
+        deltas.push(key);
+      } else {
+        stored = storedUnits(tree, unitReuse.made, unitReuse.taken);
+        if (unitReuse.previous) unitChanges.set(key, changedUnits(unitReuse.previous, stored, unitReuse.taken));
+      }
       units.set(key, { salt, units: stored });
-      if (unitReuse.previous) unitChanges.set(key, changedUnits(unitReuse.previous, stored, unitReuse.taken));
+      if (keeps) {
+        const body = emissionBody(tree, delta?.last ?? null, delta ? shape.changed! : null);
+        emissions.set(key, { body, units: stored, keysByNode: shape.keysByNode!, putPaths: shape.putPaths!, salt, generated, nodes: nodes! });
+      }
     }
     emitted?.(key, tree);
   }
-  return { bundles, diagnostics: sortDiagnostics(applySeverities(diagnostics, compiled.layoutWarnings)), units, unitChanges };
+  return { bundles, diagnostics: sortDiagnostics(applySeverities(diagnostics, compiled.layoutWarnings)), units, unitChanges, emissions, changedFiles, deltas };
 }
 
 /**
@@ -293,7 +434,9 @@ export function emitBundles(
 function bundleReuse(salt: string, previous: { units: StoredUnits; record: BundleRecord } | undefined): UnitReuse & { taken: Map<string, ReusedFile[]>; previous: StoredUnits['units'] | null } {
   const same = previous?.units.salt === salt;
   const units = same ? previous.units.units : new Map<string, ReusedFile[]>();
-  const record = previous ? recordMap(previous.record) : new Map<string, BundleRecord[string]>();
+  // Made when first read: a delta (emitBundle) reads none of it.
+  let recordFiles: ReadonlyMap<string, BundleRecord[string]> | undefined;
+  const recordOf = () => (recordFiles ??= previous ? recordMap(previous.record) : new Map<string, BundleRecord[string]>());
   const taken = new Map<string, ReusedFile[]>();
   return {
     made: new Map(),
@@ -301,12 +444,13 @@ function bundleReuse(salt: string, previous: { units: StoredUnits; record: Bundl
     previous: same ? units : null,
     lookup: (key) => {
       const files = units.get(key);
+      const record = recordOf();
       if (!files || !files.every((file) => record.has(file.path))) return undefined;
       taken.set(key, files);
       return files;
     },
     factsOf: (file) => {
-      const [sha256, bytes] = record.get(file.path)!;
+      const [sha256, bytes] = recordOf().get(file.path)!;
       // Lists stored only when not empty (storedUnits); written out field by field, as a spread of a stored object is slow.
       const facts: FileFacts = { sha256, bytes, leaks: file.facts.leaks ?? [], limits: file.facts.limits ?? [] };
       if (file.facts.listed !== undefined) facts.listed = file.facts.listed;

@@ -115,12 +115,28 @@ interface ResidentEntry {
 }
 
 let resident: Map<string, ResidentEntry> | null = null;
+/** Values a resident process keeps beside the entries (residentMemo), gone when it stops being resident. */
+let residentMemos: Map<string, unknown> | null = null;
+
+/**
+ * A value kept for as long as the cache is resident (made by `make` when first
+ * asked for), or null when it is not: what a build in a resident process may
+ * take from the last one without storing it (compiler/cli/build.ts keeps each
+ * bundle's last emission so).
+ */
+export function residentMemo<T>(name: string, make: () => T): T | null {
+  if (!resident || !residentMemos) return null;
+  if (!residentMemos.has(name)) residentMemos.set(name, make());
+  return residentMemos.get(name) as T;
+}
 
 /** Keeps entries in memory until flush(); close() flushes and ends it. Only one may be open at a time. */
 export function keepCacheResident(): { flush(): void; close(): void } {
   if (resident) throw new Error('internal: the build cache is already resident');
   const entries = new Map<string, ResidentEntry>();
+  const memos = new Map<string, unknown>();
   resident = entries;
+  residentMemos = memos;
   const flush = () => {
     for (const [file, entry] of entries) {
       if (!entry.dirty) continue;
@@ -141,6 +157,7 @@ export function keepCacheResident(): { flush(): void; close(): void } {
         flush();
       } finally {
         if (resident === entries) resident = null;
+        if (residentMemos === memos) residentMemos = null;
       }
     },
   };

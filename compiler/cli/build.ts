@@ -5,9 +5,9 @@ import { layoutNames } from '../load/layout.ts';
 import { readBuildConfig } from '../load/build-config.ts';
 import { treeWriter } from '../write/write-tree.ts';
 import { bundlesOnDisk, writeBundles, type BundleRecord, type OutputState } from '../write/output-state.ts';
-import { buildInputKey, defaultCacheDir, dropOutputState, readOutputState, stillOnDisk, trustedRecords, unitSource, writeOutputState } from '../incremental.ts';
+import { buildInputKey, defaultCacheDir, dropOutputState, readOutputState, stillOnDisk, trustedRecords, unitSource, writeOutputState, type EmissionMemo } from '../incremental.ts';
 import { readSourceTree } from '../load/read-source-tree.ts';
-import { keepCacheResident } from '../cache/build-cache.ts';
+import { keepCacheResident, residentMemo } from '../cache/build-cache.ts';
 import { DEFAULT_TARGETS_DIR } from '../targets/load-targets.ts';
 import { SCOPE_IDS, type ScopeId } from '../targets/target-types.ts';
 import { parse, UsageError, type Io, type ParsedValues } from './args.ts';
@@ -75,26 +75,33 @@ export async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: 
   // goes to the writer thread as soon as it is checked, while the next one renders; nothing is swapped into the output
   // before every bundle has passed.
   const recorded = cacheDir ? trustedRecords(previous, new Set(keys), keys) : {};
+  // A resident process (watch) keeps each bundle's last emission: a bundle whose record is still the one it was written
+  // with is emitted as a delta, only the units of changed nodes rendered (emitBundle).
+  const emissions = cacheDir ? residentMemo<EmissionMemo>(`emissions ${path.resolve(outRoot)}`, () => new Map()) : null;
   const writer = treeWriter(outRoot);
   let emitted: ReturnType<typeof emitBundles>;
   let trusted: Record<string, BundleRecord>;
   try {
-    emitted = emitBundles(compiled, selections, profile, cacheDir ? unitSource(previous, recorded) : undefined, (key, tree) => recorded[key] === undefined && writer.add(key, tree));
+    emitted = emitBundles(compiled, selections, profile, cacheDir ? unitSource(previous, recorded, emissions ?? undefined) : undefined, (key, tree) => recorded[key] === undefined && writer.add(key, tree));
     // The bundles still on disk as the last build left them: their unchanged files are not written.
     trusted = cacheDir ? trustedRecords(previous, await onDisk, keys) : {};
     const changed = selections.filter((selection) => recorded[bundleKey(selection)] !== undefined && trusted[bundleKey(selection)] === undefined);
     if (changed.length > 0) {
       // Rendered whole (no record is trusted), each file's facts equal to the reused ones: the first pass's findings stand.
-      const again = emitBundles(compiled, changed, profile, unitSource(previous, {}), (key, tree) => writer.add(key, tree));
+      const again = emitBundles(compiled, changed, profile, unitSource(previous, {}, emissions ?? undefined), (key, tree) => writer.add(key, tree));
       for (const [key, tree] of again.bundles) emitted.bundles.set(key, tree);
       for (const [key, units] of again.units) emitted.units.set(key, units);
-      for (const key of again.bundles.keys()) emitted.unitChanges.delete(key);
+      for (const [key, emission] of again.emissions) emitted.emissions.set(key, emission);
+      for (const key of again.bundles.keys()) {
+        emitted.unitChanges.delete(key);
+        emitted.changedFiles.delete(key);
+      }
     }
   } catch (error) {
     await writer.abandon();
     throw error;
   }
-  const { bundles, diagnostics, units, unitChanges } = emitted;
+  const { bundles, diagnostics, units, unitChanges, changedFiles } = emitted;
   if (!reportEmitted(diagnostics, recording, outRoot)) {
     await writer.abandon();
     return 1;
@@ -103,7 +110,7 @@ export async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: 
   let written = fileCount;
   if (cacheDir) {
     dropOutputState(cacheDir, outRoot);
-    const result = await writeBundles(outRoot, bundles, trusted, writer);
+    const result = await writeBundles(outRoot, bundles, trusted, writer, changedFiles);
     written = result.written;
     const notes = noteLines(compiled, selections, sourceOf(values));
     // A patch when every bundle was updated in place (most one-edit builds): else every record and unit is stored anew.
@@ -117,6 +124,8 @@ export async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: 
       files: fileCount,
       patch: patched ? { bundles: new Map(Object.entries(result.changes)), units: unitChanges } : null,
     });
+    // Kept with the record each was written with: the next build takes an emission up only while that record is the state's.
+    for (const [key, emission] of emitted.emissions) emissions?.set(key, { record: result.records[key]!, emission });
   } else {
     await writer.finish();
   }

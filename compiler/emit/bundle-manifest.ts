@@ -38,15 +38,41 @@ export function buildManifest(tree: VirtualTree, target: Target, scopeId: ScopeI
   return manifestOf(sortedEntries(tree), target, scopeId, version, capabilities, profile);
 }
 
+/** A file's manifest entry. */
+function manifestFile(path: string, file: TreeFile): ManifestFile {
+  const entry: ManifestFile = { path, sha256: digestOf(file), bytes: byteLengthOf(file), mode: file.executable ? '0755' : '0644' };
+  if (file.merge) entry.merge = file.merge;
+  if (file.generated) entry.generated = true;
+  return entry;
+}
+
+/**
+ * The manifest entry and line of a reused file, made once: a reused file is
+ * never changed, and a resident build (watch) lays most of each bundle's last
+ * files, the same objects, into its next tree.
+ */
+const reusedLines = new WeakMap<TreeFile, { path: string; file: ManifestFile; line: string }>();
+
+function manifestEntry(path: string, file: TreeFile): { file: ManifestFile; line: string } {
+  if (!file.reused) {
+    const entry = manifestFile(path, file);
+    return { file: entry, line: manifestLine(entry) };
+  }
+  let known = reusedLines.get(file);
+  if (known === undefined || known.path !== path) {
+    const entry = manifestFile(path, file);
+    reusedLines.set(file, (known = { path, file: entry, line: manifestLine(entry) }));
+  }
+  return known;
+}
+
 /** The manifest of a tree's entries, given in path order. */
 function manifestOf(entries: readonly [string, TreeFile][], target: Target, scopeId: ScopeId, version: string, capabilities: readonly ManifestCapability[], profile: string | undefined): BundleManifest {
+  return manifestWith(entries.map(([path, file]) => manifestFile(path, file)), target, scopeId, version, capabilities, profile);
+}
+
+function manifestWith(files: ManifestFile[], target: Target, scopeId: ScopeId, version: string, capabilities: readonly ManifestCapability[], profile: string | undefined): BundleManifest {
   const scope = target.definition.scopes[scopeId]!;
-  const files: ManifestFile[] = entries.map(([path, file]) => {
-    const entry: ManifestFile = { path, sha256: digestOf(file), bytes: byteLengthOf(file), mode: file.executable ? '0755' : '0644' };
-    if (file.merge) entry.merge = file.merge;
-    if (file.generated) entry.generated = true;
-    return entry;
-  });
   return {
     manifestVersion: MANIFEST_VERSION,
     target: target.definition.id,
@@ -65,10 +91,14 @@ function manifestOf(entries: readonly [string, TreeFile][], target: Target, scop
 
 /** JSON with one line per file, so a changed file is a one-line change in the goldens. */
 export function serializeManifest(manifest: BundleManifest): string {
-  const { files, ...head } = manifest;
+  return manifestText(manifest, manifest.files.map(manifestLine));
+}
+
+/** The manifest as serializeManifest writes it, its files' lines (manifestLine) given. */
+function manifestText(manifest: BundleManifest, lines: readonly string[]): string {
+  const { files: _files, ...head } = manifest;
   const top = JSON.stringify(head, null, 2).replace(/\n}$/, '');
-  const lines = files.map((file) => `    ${manifestLine(file)}`);
-  return `${top},\n  "files": [\n${lines.join(',\n')}\n  ]\n}\n`;
+  return `${top},\n  "files": [\n${lines.length > 0 ? `    ${lines.join(',\n    ')}` : ''}\n  ]\n}\n`;
 }
 
 export function readmeText(manifest: BundleManifest): string {
@@ -145,10 +175,17 @@ function sortedEntries(tree: VirtualTree): [string, TreeFile][] {
 export function addBundleManifest(tree: VirtualTree, target: Target, scope: ScopeId, version: string, capabilities: readonly ManifestCapability[] = [], profile?: string): VirtualTree {
   if (tree.has(MANIFEST_FILE) || tree.has(README_FILE)) throw new Error(`internal: a bundle file is emitted at ${MANIFEST_FILE} or ${README_FILE}`);
   const entries = sortedEntries(tree);
-  const manifest = manifestOf(entries, target, scope, version, capabilities, profile);
+  const files: ManifestFile[] = [];
+  const lines: string[] = [];
+  for (const [path, file] of entries) {
+    const entry = manifestEntry(path, file);
+    files.push(entry.file);
+    lines.push(entry.line);
+  }
+  const manifest = manifestWith(files, target, scope, version, capabilities, profile);
   const added = (
     [
-      [MANIFEST_FILE, { contents: serializeManifest(manifest) }],
+      [MANIFEST_FILE, { contents: manifestText(manifest, lines) }],
       [README_FILE, { contents: readmeText(manifest) }],
     ] satisfies [string, TreeFile][]
   ).sort(([a], [b]) => compareText(a, b));

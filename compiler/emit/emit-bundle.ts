@@ -17,9 +17,9 @@ import { composeString, composeText } from '../compose/compose-text.ts';
 import { rewriteRoot } from '../compose/rewrite-root.ts';
 import { routedCommands, routerReads } from './nest-routers.ts';
 import { hookFiles, hookFormat, runtimeHooks } from './hook-formats.ts';
-import { addBundleManifest } from './bundle-manifest.ts';
+import { addBundleManifest, digestOf } from './bundle-manifest.ts';
 import { contentDigest } from './content-facts.ts';
-import { nodeDigest, type UnitReuse } from './render-units.ts';
+import { nodeDigest, type BundleDelta, type EmissionShape, type UnitReuse } from './render-units.ts';
 import { BUNDLE_FACTS_FILE } from '../../source/runtime/core/bundle-facts.ts';
 import { bundleFactsText } from './bundle-facts.ts';
 import { CONFIG_MERGE_FORMATS } from '../targets/landing-policy.ts';
@@ -53,6 +53,10 @@ export interface EmitInput {
   profile?: string;
   /** An incremental build's units of the last build (render-units.ts): a unit found there is not rendered again. */
   reuse?: UnitReuse;
+  /** This process's last emission of the bundle (render-units.ts BundleDelta): only what changed since is emitted. */
+  delta?: BundleDelta;
+  /** Filled with what the next build's delta needs (render-units.ts EmissionShape). */
+  shape?: EmissionShape;
 }
 
 interface RenderedFile {
@@ -70,28 +74,74 @@ function templateEngine(): typeof HandlebarsModule {
 /** Node kinds shipped (rendered) under {root}/<payload>/ (gsd-core/ unless the layout names another). */
 const PAYLOAD_KINDS = new Set(['workflow', 'step', 'mode', 'reference', 'template']);
 
-export function emitBundle({ ir, target, scope: scopeId, version, generated = [], hooks = [], profile, reuse }: EmitInput): VirtualTree {
+/**
+ * The bundle as a tree. With `delta` (a resident build: watch), only the units
+ * of changed nodes and the files outside units are emitted, on top of the last
+ * emission; null when the delta does not hold (a unit's files moved, a file
+ * outside units came or went): the caller then emits the bundle whole.
+ */
+export function emitBundle(input: EmitInput & { delta: BundleDelta }): VirtualTree | null;
+export function emitBundle(input: EmitInput): VirtualTree;
+export function emitBundle({ ir, target, scope: scopeId, version, generated = [], hooks = [], profile, reuse, delta, shape }: EmitInput): VirtualTree | null {
   const scope = target.definition.scopes[scopeId];
   if (!scope) throw new Error(`target ${target.definition.id} has no ${scopeId} scope`);
   const context: ComposeContext = { target: target.definition, scope, version };
+  // A delta's files go to `fresh`, to be laid over the last emission's tree at the end.
   const tree: VirtualTree = new Map();
+  const fresh: VirtualTree = new Map();
+  const putPaths: string[] = [];
   const place = (file: string, entry: TreeFile) => {
     const normalized = normalizedPath(file);
-    if (tree.has(normalized)) throw new Error(`internal: two files emitted at ${normalized}`);
-    tree.set(normalized, entry);
+    const into = delta ? fresh : tree;
+    if (into.has(normalized)) throw new Error(`internal: two files emitted at ${normalized}`);
+    into.set(normalized, entry);
     return normalized;
   };
-  const put = (file: string, contents: string | Uint8Array, extra: Omit<TreeFile, 'contents'> = {}) => place(file, { contents, ...extra });
+  const put = (file: string, contents: string | Uint8Array, extra: Omit<TreeFile, 'contents'> = {}) => {
+    const placed = place(file, { contents, ...extra });
+    putPaths.push(placed);
+    return placed;
+  };
   const at = (pattern: string, names: Record<string, string> = {}) => expandPath(pattern, scope, names);
   const payload = ir.payload ?? DEFAULT_PAYLOAD;
-  /** Puts the files of one render unit: the last build's, when `reuse` has them, else rendered now. */
-  const unit = (parts: readonly string[], render: () => RenderedFile[]) => {
+  /** A redone node's unit keys (a delta), or every node's (shape). */
+  const keysByNode = new Map<string, string[]>();
+  /** The paths each redone node's units hold now (a delta). */
+  const pathsByNode = new Map<string, string[]>();
+  /**
+   * Puts the files of one render unit: the last build's, when `reuse` has them,
+   * else rendered now. A unit of a node (`node`) whose inputs did not change
+   * since the last emission is left out of a delta: its files are there.
+   */
+  const unit = (parts: readonly string[], render: () => RenderedFile[], node?: IrNode) => {
+    // A file not of a node (built code) is keyed by inputs a delta never sees change (the caller compares them).
+    if (delta && (node === undefined || !delta.redone.has(node.path))) return;
     if (!reuse) {
-      for (const file of render()) put(file.path, file.contents, file.extra);
+      for (const file of render()) place(file.path, { contents: file.contents, ...file.extra });
       return;
     }
     // The parts never hold a NUL (digests, indexes, JSON, paths): joined, they are a key without a hash's cost.
     const key = parts.join('\u0000');
+    if (node && (delta || shape)) {
+      const keys = keysByNode.get(node.path);
+      if (keys) keys.push(key);
+      else keysByNode.set(node.path, [key]);
+    }
+    if (delta) {
+      const paths = pathsByNode.get(node!.path) ?? [];
+      pathsByNode.set(node!.path, paths);
+      const kept = delta.last.units.get(key);
+      if (kept) {
+        // The same key: the same files, already in the last tree.
+        for (const file of kept) paths.push(file.path);
+        return;
+      }
+      const made: string[] = [];
+      for (const file of render()) made.push(place(file.path, { contents: file.contents, ...file.extra }));
+      paths.push(...made);
+      reuse.made.set(key, made);
+      return;
+    }
     const reused = reuse.lookup(key);
     const paths: string[] = [];
     if (reused) {
@@ -104,34 +154,38 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
         paths.push(place(file.path, entry));
       }
     } else {
-      for (const file of render()) paths.push(put(file.path, file.contents, file.extra));
+      for (const file of render()) paths.push(place(file.path, { contents: file.contents, ...file.extra }));
     }
     reuse.made.set(key, paths);
   };
 
   const commands = ir.nodes.filter((node) => node.kind === 'command' && node.variant === undefined);
-  for (const [index, surface] of scope.commands.entries()) {
+  // A delta redoes every command or none (pipeline.ts redoneNodes): none, and the commands' units all stay.
+  const commandUnits = delta ? commands.filter((command) => delta.redone.has(command.path)).length > 0 : true;
+  for (const [index, surface] of commandUnits ? scope.commands.entries() : []) {
     for (const placed of placeCommands(commands, surface, at)) {
       const reads = placed.routes && surface.nested ? routerReads(placed.path, placed.routes, surface.nested) : undefined;
       const where = JSON.stringify([placed.path, reads ? [...reads.files] : null]);
       unit(['command', String(index), where, nodeDigest(placed.command)], () => [
         { path: placed.path, contents: renderCommand(placed.command, surface, target, reads ? { ...context, routes: reads } : context, placed.path), extra: { source: placed.command.path } },
-      ]);
+      ], placed.command);
     }
   }
   const agents = ir.nodes.filter((node) => node.kind === 'agent' && node.variant === undefined);
   for (const [index, surface] of scope.agents.entries()) {
     for (const agent of agents) {
-      unit(['agent', String(index), nodeDigest(agent)], () => renderAgent(agent, surface, context, at).map((file) => ({ path: file.path, contents: file.contents, extra: { source: file.source! } })));
+      if (delta && !delta.redone.has(agent.path)) continue;
+      unit(['agent', String(index), nodeDigest(agent)], () => renderAgent(agent, surface, context, at).map((file) => ({ path: file.path, contents: file.contents, extra: { source: file.source! } })), agent);
     }
     const listing = agentIndex(agents, surface, context, at);
     if (listing) put(listing.path, listing.contents);
   }
   for (const node of ir.nodes) {
+    if (delta && !delta.redone.has(node.path)) continue;
     // A variant (a `.compact.md` step, mode or template) lands at its own path, next to its
     // canonical file, where the corpus's compact-content gate reads it.
     if (PAYLOAD_KINDS.has(node.kind) && node.path.startsWith(`${payload}/`)) {
-      unit(['payload', nodeDigest(node)], () => [{ path: at(`{root}/${node.path}`), contents: composeText(node, context, 0), extra: { source: node.path } }]);
+      unit(['payload', nodeDigest(node)], () => [{ path: at(`{root}/${node.path}`), contents: composeText(node, context, 0), extra: { source: node.path } }], node);
     }
     // An agent's variant is a prompt to read, not a second agent: no runtime's agent folder can hold two
     // files with one `name:` (or, where the file name is the name, without listing a second agent every
@@ -144,7 +198,7 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
           contents: `${composeString(node.text.slice(0, node.body.start), context)}${composeText(node, context)}`,
           extra: { source: node.path },
         },
-      ]);
+      ], node);
     }
   }
   put(at(`{root}/${payload}/workflows/section-manifest.json`), `${JSON.stringify(buildSectionManifest(ir.nodes, payload, inlineSections(ir.composition)), null, 2)}\n`);
@@ -177,11 +231,56 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     const merge = CONFIG_MERGE_FORMATS[config.format];
     put(at(config.path), renderConfig(config, target), merge ? { merge } : {});
   }
+  const body = delta ? overlay(delta, fresh, putPaths, pathsByNode) : tree;
+  if (!body) return null;
+  if (shape) {
+    shape.putPaths = putPaths;
+    shape.keysByNode = delta ? new Map([...delta.last.keysByNode, ...keysByNode]) : keysByNode;
+    shape.changed = delta ? [...fresh.keys()] : null;
+  }
   const capabilities = (ir.capabilities ?? []).map((c) => {
-    const files = capabilityFiles(c, ir, tree, scope.hooks ? (hook) => at(scope.hooks!.scripts, { file: hookScriptName(hook) }) : null, hooks);
+    const files = capabilityFiles(c, ir, body, scope.hooks ? (hook) => at(scope.hooks!.scripts, { file: hookScriptName(hook) }) : null, hooks);
     return { id: c.id, version: c.version, origin: c.origin, source: c.source, digest: c.digest, hooks: c.own.hooks.length > 0, files };
   });
-  return addBundleManifest(tree, target, scopeId, version, capabilities, profile);
+  return addBundleManifest(body, target, scopeId, version, capabilities, profile);
+}
+
+/**
+ * The last emission's tree with a delta's files laid over it, or null when the
+ * delta does not hold: every file outside units must be where it was, and each
+ * redone node's units must hold the same paths as before, so the tree's paths
+ * (and their order) are the last tree's.
+ */
+function overlay(delta: BundleDelta, fresh: VirtualTree, putPaths: readonly string[], pathsByNode: ReadonlyMap<string, string[]>): VirtualTree | null {
+  const { last } = delta;
+  if (putPaths.length !== last.putPaths.length || putPaths.some((file, index) => file !== last.putPaths[index])) return null;
+  for (const [node, paths] of pathsByNode) {
+    const before = new Set((last.keysByNode.get(node) ?? []).flatMap((key) => last.units.get(key)?.map((file) => file.path) ?? []));
+    if (before.size !== new Set(paths).size || paths.some((file) => !before.has(file))) return null;
+  }
+  // A redone node that had units and has none now took its files away.
+  for (const node of delta.redone) if (last.keysByNode.has(node) && !pathsByNode.has(node)) return null;
+  const body: VirtualTree = new Map(last.body);
+  for (const [file, entry] of fresh) {
+    const before = body.get(file);
+    if (!before) return null;
+    // The same bytes and flags as last time (most files outside units): the last file stays, with its facts.
+    if (sameFile(before, entry)) fresh.delete(file);
+    else body.set(file, entry);
+  }
+  return body;
+}
+
+/** Whether a file made now is the reused one of the last emission: same bytes, mode, flags and source. */
+function sameFile(reused: TreeFile, made: TreeFile): boolean {
+  return (
+    reused.facts?.sha256 === digestOf(made) &&
+    !reused.executable === !made.executable &&
+    !reused.generated === !made.generated &&
+    !reused.verbatim === !made.verbatim &&
+    reused.merge === made.merge &&
+    reused.source === made.source
+  );
 }
 
 /**

@@ -7,7 +7,7 @@
 // the salt is stored once per bundle, and units of another salt are not read.
 import { hashParts } from '../cache/build-cache.ts';
 import type { IrNode } from '../ir/types.ts';
-import type { FileFacts } from './virtual-tree.ts';
+import type { FileFacts, VirtualTree } from './virtual-tree.ts';
 
 /** A file the last build rendered for a unit, as the next build takes it back: no bytes, every fact. */
 export interface ReusedFile {
@@ -27,6 +27,36 @@ export interface UnitReuse {
   factsOf(file: ReusedFile): FileFacts;
   /** Filled by emit: unit key → the paths of its files. */
   made: Map<string, string[]>;
+}
+
+/**
+ * What a bundle's last emission in this process left, for the next build's
+ * delta (a resident build: watch keeps it while the bundle's record is the one
+ * that emission was written with).
+ */
+export interface LastEmission {
+  /** The tree without its manifest and README, in path order, every file as the next build reuses it (no bytes, every fact). */
+  body: VirtualTree;
+  /** Unit key → its files, as stored for the next build (pipeline.ts StoredUnits). */
+  units: ReadonlyMap<string, ReusedFile[]>;
+  /** Node path → the keys of its units. */
+  keysByNode: ReadonlyMap<string, string[]>;
+  /** The files emitted outside units (section manifest, VERSION, hook and config files, listings), in order. */
+  putPaths: readonly string[];
+}
+
+/** A build on top of a last emission: the nodes whose units are keyed and rendered again (their inputs may have changed). */
+export interface BundleDelta {
+  last: LastEmission;
+  redone: ReadonlySet<string>;
+}
+
+/** Filled by emit for the next build's delta. */
+export interface EmissionShape {
+  keysByNode?: Map<string, string[]>;
+  putPaths?: string[];
+  /** A delta's files emitted anew (null: the whole tree is new). */
+  changed?: string[] | null;
 }
 
 const nodeDigests = new WeakMap<IrNode, string>();

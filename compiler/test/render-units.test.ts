@@ -115,4 +115,53 @@ units('should read stored units back as made, and refuse text of any other shape
   assert.equal(parseUnits(JSON.stringify({ salt: 's', units: [['key', [file]]] })), { salt: 's', units: new Map([['key', [file]]]) });
 });
 
+
+/** Each file as the manifest and the record see it: path, digest, size, mode, in tree order. */
+const filesOf = (tree: VirtualTree) => [...tree].map(([file, entry]) => [file, digestOf(entry), byteLengthOf(entry), entry.executable === true]);
+
+/** A resident build's source: the last run's units and records, and its emissions (what watch keeps between rebuilds). */
+function residentFrom(run: ReturnType<typeof emitBundles>): UnitSource {
+  return { ...sourceFrom(run), emission: (bundle) => run.emissions.get(bundle) };
+}
+
+units('should emit in a resident build only what changed since the last emission, the same trees and findings as a whole emit', async () => {
+  const box = miniSandbox();
+  writeFileSync(path.join(box.source, 'gsd-core/references/notes.md'), '# Notes\n\nSee ~/.codex/gsd-core/workflows/x.md.\n');
+  // A router: where a runtime nests routed commands (a namespace), other lives under it.
+  const router = (requires: string) => `---\nname: gsd:ns-route\ndescription: "Routes to the other command"\nallowed-tools:\n  - Read\n${requires}---\nRoutes /gsd-other.\n`;
+  writeFileSync(path.join(box.source, 'commands/gsd/ns-route.md'), router('requires:\n  - other\n'));
+  const selections = allBundles((await compiled(box)).targets);
+  let last = emitBundles(await compiled(box), selections, undefined, { previous: () => undefined, emission: () => undefined });
+  assert.is(last.emissions.size, selections.length, 'a resident source keeps every emission');
+  assert.is(last.deltas.length, 0);
+  const step = async (name: string, file: string, text: string, expected: 'delta' | 'whole') => {
+    writeFileSync(path.join(box.source, file), text);
+    const now = await compiled(box);
+    const run = emitBundles(now, selections, undefined, residentFrom(last));
+    const clean = emitBundles(now, selections);
+    assert.equal(run.diagnostics, clean.diagnostics, name);
+    for (const [key, tree] of clean.bundles) assert.equal(filesOf(run.bundles.get(key)!), filesOf(tree), `${name}: ${key}`);
+    for (const [key, tree] of run.bundles) {
+      // A delta's changed files are all there is to write: every other file is the last emission's own (reused).
+      const changed = new Set(run.changedFiles.get(key) ?? [...tree.keys()]);
+      for (const [file, entry] of tree) if (!changed.has(file)) assert.ok(entry.reused, `${name}: ${key}/${file} is the last emission's`);
+    }
+    if (expected === 'delta') assert.is(run.deltas.length, selections.length, `${name}: every bundle a delta`);
+    else assert.ok(run.deltas.length < selections.length, `${name}: the delta does not hold where files moved`);
+    last = run;
+    return run;
+  };
+  const edited = await step('reference edited, its leak gone', 'gsd-core/references/notes.md', '# Notes\n\nNo foreign root now.\n', 'delta');
+  assert.not.ok(edited.diagnostics.some((d) => d.code === 'emit-foreign-path'));
+  // Only the edited reference, each manifest and README are written.
+  for (const key of edited.deltas) assert.equal(edited.changedFiles.get(key)!.filter((file) => file !== MANIFEST_FILE && file !== 'README.txt').length, 1, key);
+  await step('command body edited', 'commands/gsd/other.md', '---\nname: gsd:other\ndescription: "The other command"\nallowed-tools:\n  - Read\n---\nRead ~/.claude/gsd-core/references/notes.md twice.\n', 'delta');
+  await step('agent description edited (the agent listing changes)', 'agents/gsd-tiny.md', '---\nname: gsd-tiny\ndescription: A smaller agent. Spawned by /gsd-demo.\ntools: Read, Grep\ncolor: blue\n---\nDo the small thing.\n', 'delta');
+  // The router no longer routes other: where runtimes nest routed commands, other's file moves to the top.
+  const dropped = await step('a router drops its route', 'commands/gsd/ns-route.md', router(''), 'whole');
+  assert.ok(dropped.deltas.length > 0, 'runtimes that do not nest commands still take the delta');
+  await step('the route back', 'commands/gsd/ns-route.md', router('requires:\n  - other\n'), 'whole');
+  await step('workflow edited after a whole emit', 'gsd-core/workflows/demo.md', '<purpose>\nThe demo, edited.\n</purpose>\n\nRead `~/.claude/gsd-core/references/notes.md` first.\n', 'delta');
+});
+
 units.run();

@@ -5,11 +5,12 @@
 // modes and mtimes): a hand edit, a deleted or an added file, and the whole
 // bundle is written afresh.
 import { Worker } from 'node:worker_threads';
-import { chmod, lstat as lstatFile, readdir as readFolder, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { readdir as readFolder, rm, rmdir } from 'node:fs/promises';
+import { chmodSync, lstatSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { digestOf } from '../emit/bundle-manifest.ts';
-import { forEachBounded, makeDirectory, recordMap, treeWriter, type BundleRecord, type TreeWriter } from './write-tree.ts';
+import { makeDirectorySync, recordMap, treeWriter, type BundleRecord, type TreeWriter } from './write-tree.ts';
 
 export type { BundleRecord };
 
@@ -135,9 +136,11 @@ export async function writeBundles(
   bundles: ReadonlyMap<string, VirtualTree>,
   trusted: Readonly<Record<string, BundleRecord>>,
   writer: TreeWriter = treeWriter(outRoot),
+  /** Per bundle, the only files that may differ from its trusted record (an emit delta: the tree has the record's paths). */
+  changedFiles: ReadonlyMap<string, readonly string[]> = new Map(),
 ): Promise<WrittenBundles> {
   try {
-    return await updateBundles(outRoot, bundles, trusted, writer);
+    return await updateBundles(outRoot, bundles, trusted, writer, changedFiles);
   } catch (error) {
     await writer.abandon();
     throw error;
@@ -149,6 +152,7 @@ async function updateBundles(
   bundles: ReadonlyMap<string, VirtualTree>,
   trusted: Readonly<Record<string, BundleRecord>>,
   writer: TreeWriter,
+  changedFiles: ReadonlyMap<string, readonly string[]>,
 ): Promise<WrittenBundles> {
   const records: Record<string, BundleRecord> = {};
   const changes: WrittenBundles['changes'] = {};
@@ -162,35 +166,38 @@ async function updateBundles(
       continue;
     }
     const record = recordMap(trustedRecord);
+    const candidates = changedFiles.get(key);
     // Every file's digest is a fact emit filled for the manifest (the manifest's own and README.txt's are taken here).
-    const next: BundleRecord = {};
+    const next: BundleRecord = candidates ? { ...trustedRecord } : {};
     const changed: string[] = [];
-    for (const [file, entry] of tree) {
+    for (const [file, entry] of candidates ? candidates.map((file) => [file, tree.get(file)!] as const) : tree) {
       const mode = entry.executable ? EXECUTABLE_MODE : FILE_MODE;
       const old = record.get(file);
       if (old && old[0] === digestOf(entry) && old[2] === mode) next[file] = old;
       else changed.push(file);
     }
     const root = path.join(outRoot, key);
-    await forEachBounded(changed, async (file) => {
+    // Synchronous calls: the few files of an update cost less so than as promises, each a trip through libuv's threads.
+    for (const file of changed) {
       const entry = tree.get(file)!;
       if (entry.reused) throw new Error(`internal: reused file ${key}/${file} differs from its record`);
       const target = path.join(root, file);
-      await makeDirectory(path.dirname(target));
+      makeDirectorySync(path.dirname(target));
       const temporary = path.join(path.dirname(target), `.${path.basename(target)}.tmp-${process.pid}`);
       const mode = entry.executable ? EXECUTABLE_MODE : FILE_MODE;
       try {
-        await writeFile(temporary, entry.contents, { mode });
-        if ((mode & UMASK) !== 0) await chmod(temporary, mode);
-        await rename(temporary, target);
+        writeFileSync(temporary, entry.contents, { mode });
+        if ((mode & UMASK) !== 0) chmodSync(temporary, mode);
+        renameSync(temporary, target);
       } finally {
-        await rm(temporary, { force: true });
+        rmSync(temporary, { force: true });
       }
-      const stats = await lstatFile(target);
+      const stats = lstatSync(target);
       next[file] = [digestOf(entry), stats.size, stats.mode & 0o777, stats.mtimeMs];
-    });
+    }
     written += changed.length;
-    const gone = [...record.keys()].filter((file) => !tree.has(file));
+    // A delta's tree has the record's paths.
+    const gone = candidates ? [] : [...record.keys()].filter((file) => !tree.has(file));
     for (const file of gone) await rm(path.join(root, file), { force: true });
     await removeEmptyFolders(root, gone);
     records[key] = next;

@@ -8,7 +8,8 @@
 // core while the main thread renders the next bundle (a build hands each
 // bundle over as soon as it is checked: TreeWriter.add).
 import { Worker } from 'node:worker_threads';
-import { chmod, mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { chmodSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { digestOf } from '../emit/bundle-manifest.ts';
 import { byteLengthOf, type VirtualTree } from '../emit/virtual-tree.ts';
@@ -36,17 +37,6 @@ const DIRECTORY_MODE = 0o755;
 const UMASK = process.umask();
 const encoder = new TextEncoder();
 
-/** Files written or checked at once: enough to keep the disk busy, few enough to bound open handles. */
-const CONCURRENCY = 64;
-
-/** Runs `task` over `items` with at most CONCURRENCY in flight. */
-export async function forEachBounded<T>(items: readonly T[], task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await task(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
-}
 
 /**
  * The writer thread, as CommonJS source text (a text the bundler leaves
@@ -228,11 +218,11 @@ export async function writeTrees(outRoot: string, trees: ReadonlyMap<string, Vir
 }
 
 /** mkdir -p, then chmod exactly the levels it created (mkdir's mode passes through the umask). */
-export async function makeDirectory(directory: string): Promise<void> {
-  const first = await mkdir(directory, { recursive: true });
+export function makeDirectorySync(directory: string): void {
+  const first = mkdirSync(directory, { recursive: true });
   if (!first) return;
   for (let dir = directory; ; dir = path.dirname(dir)) {
-    await chmod(dir, DIRECTORY_MODE);
+    chmodSync(dir, DIRECTORY_MODE);
     if (dir === first || path.dirname(dir) === dir) break;
   }
 }
