@@ -17,6 +17,7 @@ import type { Emission, StoredUnits, UnitSource } from './pipeline.ts';
  */
 export type EmissionMemo = Map<string, { record: BundleRecord; emission: Emission }>;
 import type { ReusedFile } from './emit/render-units.ts';
+import { contentDigest } from './emit/content-facts.ts';
 import os from 'node:os';
 
 /** Where the cache lives unless --cache says: $GSD_BUILD_CACHE, else the user's cache folder. */
@@ -32,7 +33,7 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
  * definition file, byte for byte.
  */
 export async function buildInputKey(files: readonly SourceFile[], targetsDir: string, options: unknown): Promise<string> {
-  return hashParts([compilerFingerprint(), JSON.stringify(options), 'targets', ...(await readTree(targetsDir)), 'source', ...files.flatMap((file) => [file.path, file.bytes])]);
+  return hashParts([compilerFingerprint(), JSON.stringify(options), 'targets', ...(await readTree(targetsDir)), 'source', ...files.flatMap((file) => [file.path, contentDigest(file.bytes)])]);
 }
 
 /** The state's slots in the cache, one pair per output folder: the base, and the head that names it (StoredState). */

@@ -596,7 +596,7 @@ async function readConfigSchema(sourceDir: string, layout: Layout): Promise<Sche
  */
 async function cachedRuntime(options: CompileOptions, files: readonly { path: string; bytes: Uint8Array }[], payloads: Record<string, unknown>, slices: Record<string, ConfigKeySpec>): Promise<BuiltRuntime> {
   if (!options.cacheDir) return buildCorpusRuntime(options.sourceDir, payloads, REPO_ROOT, slices);
-  const key = hashParts([compilerFingerprint(), JSON.stringify(payloads), JSON.stringify(slices), ...files.filter((file) => !file.path.endsWith('.md')).flatMap((file) => [file.path, file.bytes])]);
+  const key = hashParts([compilerFingerprint(), JSON.stringify(payloads), JSON.stringify(slices), ...files.filter((file) => !file.path.endsWith('.md')).flatMap((file) => [file.path, contentDigest(file.bytes)])]);
   const slot = `generated-${hashParts([path.resolve(options.sourceDir)]).slice(0, 24)}`;
   const cached = readCacheEntry<BuiltRuntime>(options.cacheDir, slot, key);
   if (cached && Array.isArray(cached.files) && Array.isArray(cached.diagnostics) && typeof cached.shipsCli === 'boolean') return cached;

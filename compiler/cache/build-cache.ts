@@ -116,25 +116,30 @@ interface ResidentEntry {
 
 let resident: Map<string, ResidentEntry> | null = null;
 /** Values a resident process keeps beside the entries (residentMemo), gone when it stops being resident. */
-let residentMemos: Map<string, unknown> | null = null;
+let residentMemos: Map<string, { value: unknown; dispose?: () => void }> | null = null;
 
 /**
  * A value kept for as long as the cache is resident (made by `make` when first
- * asked for), or null when it is not: what a build in a resident process may
- * take from the last one without storing it (compiler/cli/build.ts keeps each
- * bundle's last emission so).
+ * asked for; `dispose` called as it stops being resident), or null when it is
+ * not: what a build in a resident process may take from the last one without
+ * storing it (compiler/cli/build.ts keeps each bundle's last emission, and the
+ * disk check's thread, so).
  */
-export function residentMemo<T>(name: string, make: () => T): T | null {
+export function residentMemo<T>(name: string, make: () => T, dispose?: (value: T) => void): T | null {
   if (!resident || !residentMemos) return null;
-  if (!residentMemos.has(name)) residentMemos.set(name, make());
-  return residentMemos.get(name) as T;
+  let memo = residentMemos.get(name);
+  if (!memo) {
+    const value = make();
+    residentMemos.set(name, (memo = { value, ...(dispose ? { dispose: () => dispose(value) } : {}) }));
+  }
+  return memo.value as T;
 }
 
 /** Keeps entries in memory until flush(); close() flushes and ends it. Only one may be open at a time. */
 export function keepCacheResident(): { flush(): void; close(): void } {
   if (resident) throw new Error('internal: the build cache is already resident');
   const entries = new Map<string, ResidentEntry>();
-  const memos = new Map<string, unknown>();
+  const memos = new Map<string, { value: unknown; dispose?: () => void }>();
   resident = entries;
   residentMemos = memos;
   const flush = () => {
@@ -158,6 +163,7 @@ export function keepCacheResident(): { flush(): void; close(): void } {
       } finally {
         if (resident === entries) resident = null;
         if (residentMemos === memos) residentMemos = null;
+        for (const memo of memos.values()) memo.dispose?.();
       }
     },
   };

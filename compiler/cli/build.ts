@@ -4,7 +4,7 @@ import { bundleKey, emitBundles } from '../pipeline.ts';
 import { layoutNames } from '../load/layout.ts';
 import { readBuildConfig } from '../load/build-config.ts';
 import { treeWriter } from '../write/write-tree.ts';
-import { bundlesOnDisk, writeBundles, type BundleRecord, type OutputState } from '../write/output-state.ts';
+import { bundlesOnDisk, DiskChecker, writeBundles, type BundleRecord, type OutputState } from '../write/output-state.ts';
 import { buildInputKey, defaultCacheDir, dropOutputState, readOutputState, stillOnDisk, trustedRecords, unitSource, writeOutputState, type EmissionMemo } from '../incremental.ts';
 import { readSourceTree } from '../load/read-source-tree.ts';
 import { keepCacheResident, residentMemo } from '../cache/build-cache.ts';
@@ -47,8 +47,10 @@ export async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: 
   const cacheDir = values['no-cache'] ? null : path.resolve(values.cache ?? defaultCacheDir());
   const sourceDir = sourceOf(values);
   const previous = cacheDir ? readOutputState(cacheDir, outRoot) : null;
-  // Checked against the disk while the sources are read and compiled (bundlesOnDisk runs on libuv's threads).
-  const onDisk = previous ? bundlesOnDisk(outRoot, selectedRecords(previous.bundles, values)) : Promise.resolve(new Set<string>());
+  // Checked against the disk by a worker thread while the sources are read and compiled; a resident process (watch) keeps
+  // the thread and the listings it holds from one rebuild to the next.
+  const checker = cacheDir ? residentMemo(`disk-checker ${path.resolve(outRoot)}`, () => new DiskChecker(), (kept) => void kept.stop()) : null;
+  const onDisk = previous ? bundlesOnDisk(outRoot, selectedRecords(previous.bundles, values), checker ?? undefined) : Promise.resolve(new Set<string>());
   const files = cacheDir ? await readSourceTree(sourceDir) : undefined;
   const inputKey = cacheDir
     ? await buildInputKey(files!, values.targets ?? DEFAULT_TARGETS_DIR, { target: values.target ?? null, scope: values.scope ?? null, all: values.all ?? false, layout: values.layout ?? null, profile: values.profile ?? null })
@@ -112,6 +114,11 @@ export async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: 
     dropOutputState(cacheDir, outRoot);
     const result = await writeBundles(outRoot, bundles, trusted, writer, changedFiles);
     written = result.written;
+    // The thread's listings follow the records: patched for a bundle updated in place, sent whole next time for one written whole.
+    for (const key of bundles.keys()) {
+      if (result.changes[key] && trusted[key]) checker?.updated(key, trusted[key], result.records[key]!, result.changes[key]);
+      else checker?.forget(key);
+    }
     const notes = noteLines(compiled, selections, sourceOf(values));
     // A patch when every bundle was updated in place (most one-edit builds): else every record and unit is stored anew.
     const patched = [...bundles.keys()].every((key) => result.changes[key] !== undefined && unitChanges.has(key));

@@ -14,6 +14,7 @@ import { parseOnlyBlocks } from './parse-only-blocks.ts';
 import { parseLoopPoints } from './parse-loop-points.ts';
 import { scanLines } from './scan-lines.ts';
 import type { SourceFile } from './read-source-tree.ts';
+import { contentDigest } from '../emit/content-facts.ts';
 
 /** Kinds whose frontmatter is metadata; a template's frontmatter is example text. */
 const FRONTMATTER_KINDS: ReadonlySet<NodeKind> = new Set(['command', 'agent']);
@@ -72,7 +73,8 @@ export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary
       continue;
     }
     const memo = options.memo;
-    const key = memo ? hashParts([memo.salt, layout.payload, file.path, classified.kind, classified.name, classified.parent ?? '', file.bytes]) : '';
+    // The file by its digest: taken once per bytes (a resident build's unchanged file is the same bytes: read-source-tree.ts).
+    const key = memo ? hashParts([memo.salt, layout.payload, file.path, classified.kind, classified.name, classified.parent ?? '', contentDigest(file.bytes)]) : '';
     const stored = memo?.previous.get(key);
     let entry: MemoEntry | null = null;
     if (stored) {

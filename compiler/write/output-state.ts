@@ -30,28 +30,53 @@ const UMASK = process.umask();
  * text the bundler leaves alone, so it runs the same under the TypeScript
  * loader and in the prebuilt compiler. A bundle matches when its folder holds
  * exactly the record's files and the folders they need, nothing else, each
- * file a regular file with the recorded size, mode and mtime.
+ * file a regular file with the recorded size, mode and mtime. The thread keeps
+ * each bundle's listing between checks: a check names a bundle whose listing
+ * it holds, or brings a new one; a patch (the files an update wrote or
+ * removed) brings the one it holds up to date.
  */
 const DISK_CHECK = String.raw`
-const { parentPort, workerData } = require('node:worker_threads');
+const { parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
 const path = require('node:path');
-function matches(root, listing) {
+// bundle key → { files: Map(path → [size, mode, mtime]), folders: Set | null (made when first needed) }; absent: trust nothing.
+const known = new Map();
+function read(listing) {
   // [path, size, mode, mtime] per file (diskListing); anything else trusts nothing.
   let entries;
   try {
     entries = JSON.parse(listing);
   } catch {
-    return false;
+    return null;
   }
-  if (!Array.isArray(entries)) return false;
-  const record = new Map();
+  if (!Array.isArray(entries)) return null;
+  const files = new Map();
   for (const entry of entries) {
-    if (!Array.isArray(entry) || entry.length !== 4 || typeof entry[0] !== 'string') return false;
-    record.set(entry[0], entry);
+    if (!Array.isArray(entry) || entry.length !== 4 || typeof entry[0] !== 'string') return null;
+    files.set(entry[0], [entry[1], entry[2], entry[3]]);
   }
+  return { files, folders: null };
+}
+function patch(key, changes) {
+  const listing = known.get(key);
+  if (!listing || !Array.isArray(changes)) return known.delete(key);
+  for (const change of changes) {
+    if (!Array.isArray(change) || typeof change[0] !== 'string') return known.delete(key);
+    if (change[1] === null) listing.files.delete(change[0]);
+    else if (Array.isArray(change[1]) && change[1].length === 3) listing.files.set(change[0], change[1]);
+    else return known.delete(key);
+  }
+  listing.folders = null;
+}
+function foldersOf(listing) {
+  if (listing.folders) return listing.folders;
   const folders = new Set();
-  for (const file of record.keys()) for (let dir = path.posix.dirname(file); dir !== '.' && !folders.has(dir); dir = path.posix.dirname(dir)) folders.add(dir);
+  for (const file of listing.files.keys()) for (let dir = path.posix.dirname(file); dir !== '.' && !folders.has(dir); dir = path.posix.dirname(dir)) folders.add(dir);
+  return (listing.folders = folders);
+}
+function matches(root, listing) {
+  const record = listing.files;
+  const folders = foldersOf(listing);
   let fileCount = 0;
   let folderCount = 0;
   const walk = (relative) => {
@@ -71,15 +96,32 @@ function matches(root, listing) {
         if (!expected) return false;
         fileCount += 1;
         const stats = fs.lstatSync(path.join(root, child), { throwIfNoEntry: false });
-        if (!stats || !stats.isFile() || stats.size !== expected[1] || (stats.mode & 0o777) !== expected[2] || stats.mtimeMs !== expected[3]) return false;
+        if (!stats || !stats.isFile() || stats.size !== expected[0] || (stats.mode & 0o777) !== expected[1] || stats.mtimeMs !== expected[2]) return false;
       } else return false;
     }
     return true;
   };
   return walk('') && fileCount === record.size && folderCount === folders.size;
 }
-const { outRoot, listings } = workerData;
-parentPort.postMessage(Object.keys(listings).filter((key) => matches(path.join(outRoot, key), listings[key])));
+parentPort.on('message', (message) => {
+  if (message.patches) {
+    for (const [key, changes] of message.patches) patch(key, changes);
+    return;
+  }
+  const trusted = [];
+  for (const job of message.bundles) {
+    if (typeof job.listing === 'string') {
+      const listing = read(job.listing);
+      if (listing) known.set(job.key, listing);
+      else known.delete(job.key);
+    }
+    const listing = known.get(job.key);
+    try {
+      if (listing && matches(path.join(message.outRoot, job.key), listing)) trusted.push(job.key);
+    } catch {}
+  }
+  parentPort.postMessage({ id: message.id, trusted });
+});
 `;
 
 /**
@@ -97,21 +139,105 @@ function diskListing(record: BundleRecord): string {
 }
 
 /**
+ * The disk check's thread (DISK_CHECK) and what it holds: for each bundle, the
+ * record whose listing it has. A build in a resident process (watch) keeps one
+ * for every rebuild, so a check sends only the listings it does not hold
+ * (after an update in place, the thread has the update's patch instead); any
+ * other build makes one for its check alone.
+ */
+export class DiskChecker {
+  private worker: Worker | null = null;
+  private readonly held = new Map<string, BundleRecord>();
+  private next = 0;
+  private readonly waiting = new Map<number, (trusted: Set<string>) => void>();
+
+  /**
+   * The keys of the bundles whose folder `<outRoot>/<key>` is exactly what its
+   * record says. A thread that fails trusts nothing: every bundle is then written whole.
+   */
+  check(outRoot: string, records: Readonly<Record<string, BundleRecord>>): Promise<Set<string>> {
+    const bundles = Object.entries(records).map(([key, record]) => {
+      const job = this.held.get(key) === record ? { key } : { key, listing: diskListing(record) };
+      this.held.set(key, record);
+      return job;
+    });
+    if (bundles.length === 0) return Promise.resolve(new Set());
+    const id = (this.next += 1);
+    return new Promise((resolve) => {
+      const done = (trusted: Set<string>) => resolve(new Set([...trusted].filter((key) => Object.hasOwn(records, key))));
+      this.waiting.set(id, done);
+      const thread = this.thread();
+      // Kept alive while a check is under way, and only then.
+      thread.ref();
+      thread.postMessage({ id, outRoot: path.resolve(outRoot), bundles });
+    });
+  }
+
+  /** After an update in place: `record` replaced `base` by `changes` (null: a file removed); without the base held, the next check sends it whole. */
+  updated(key: string, base: BundleRecord, record: BundleRecord, changes: Record<string, BundleRecord[string] | null>): void {
+    if (this.held.get(key) !== base || !this.worker) {
+      this.held.delete(key);
+      return;
+    }
+    this.held.set(key, record);
+    const patch = Object.entries(changes).map(([file, entry]) => [file, entry === null ? null : [entry[1], entry[2], entry[3]]]);
+    this.worker.postMessage({ patches: [[key, patch]] });
+  }
+
+  /** Forgets a bundle (written whole, or not written at all): its next check sends its listing. */
+  forget(key: string): void {
+    this.held.delete(key);
+  }
+
+  stop(): Promise<number> | undefined {
+    const running = this.worker;
+    this.worker = null;
+    this.held.clear();
+    this.failAll();
+    return running?.terminate();
+  }
+
+  private failAll(): void {
+    for (const resolve of this.waiting.values()) resolve(new Set());
+    this.waiting.clear();
+  }
+
+  private thread(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(DISK_CHECK, { eval: true });
+    worker.on('message', (reply: { id: number; trusted: unknown }) => {
+      const resolve = this.waiting.get(reply.id);
+      this.waiting.delete(reply.id);
+      if (this.waiting.size === 0) worker.unref();
+      resolve?.(new Set(Array.isArray(reply.trusted) ? reply.trusted.filter((key): key is string => typeof key === 'string') : []));
+    });
+    const lost = () => {
+      // A thread that fails trusts nothing, now and for the listings it held.
+      if (this.worker === worker) this.worker = null;
+      this.held.clear();
+      this.failAll();
+    };
+    worker.on('error', lost);
+    worker.on('exit', lost);
+    return (this.worker = worker);
+  }
+}
+
+/**
  * The keys of the bundles whose folder `<outRoot>/<key>` is exactly what its
  * record says (DISK_CHECK). The tens of thousands of lstat calls run in a
  * worker thread, beside whatever the caller does next (a build reads its
- * sources and compiles). A worker that fails trusts nothing: every bundle is
- * then written whole.
+ * sources and compiles): `checker`'s (a resident build's), or one made for
+ * this check alone.
  */
-export function bundlesOnDisk(outRoot: string, records: Readonly<Record<string, BundleRecord>>): Promise<Set<string>> {
-  if (Object.keys(records).length === 0) return Promise.resolve(new Set());
-  return new Promise((resolve) => {
-    const listings = Object.fromEntries(Object.entries(records).map(([key, record]) => [key, diskListing(record)]));
-    const worker = new Worker(DISK_CHECK, { eval: true, workerData: { outRoot: path.resolve(outRoot), listings } });
-    worker.once('message', (keys: unknown) => resolve(new Set(Array.isArray(keys) ? keys.filter((key): key is string => typeof key === 'string' && Object.hasOwn(records, key)) : [])));
-    worker.once('error', () => resolve(new Set()));
-    worker.once('exit', () => resolve(new Set()));
-  });
+export async function bundlesOnDisk(outRoot: string, records: Readonly<Record<string, BundleRecord>>, checker?: DiskChecker): Promise<Set<string>> {
+  if (checker) return checker.check(outRoot, records);
+  const once = new DiskChecker();
+  try {
+    return await once.check(outRoot, records);
+  } finally {
+    void once.stop();
+  }
 }
 
 export interface WrittenBundles {
@@ -165,8 +291,9 @@ async function updateBundles(
       written += tree.size;
       continue;
     }
-    const record = recordMap(trustedRecord);
     const candidates = changedFiles.get(key);
+    // A delta's few files are looked up in the record as it is; a whole tree's many, in a Map of it (recordMap).
+    const record: Pick<ReadonlyMap<string, BundleRecord[string]>, 'get' | 'keys'> = candidates ? { get: (file) => trustedRecord[file], keys: () => Object.keys(trustedRecord).values() } : recordMap(trustedRecord);
     // Every file's digest is a fact emit filled for the manifest (the manifest's own and README.txt's are taken here).
     const next: BundleRecord = candidates ? { ...trustedRecord } : {};
     const changed: string[] = [];
