@@ -56,6 +56,15 @@ async function editSequence(box: Sandbox): Promise<void> {
   const edited = writtenOf(await assertSameAsClean(box, 'edit'));
   const bundles = bundlesOf(box.out).length;
   assert.ok(edited > 0 && edited <= 2 * bundles, `expected at most the edited file and the manifest per bundle, found ${edited} written`);
+  // Again: the files the last build wrote in place are trusted as it recorded them (a resident build's disk check holds a patched listing).
+  writeFileSync(path.join(box.source, 'gsd-core/references/notes.md'), '# Notes\n\nOther notes, again.\n');
+  const again = writtenOf(await assertSameAsClean(box, 'edit again'));
+  assert.ok(again > 0 && again <= 2 * bundles, `expected at most the edited file and the manifest per bundle, found ${again} written`);
+  // A file that build wrote in place, changed by hand: found and put back.
+  const writtenInPlace = path.join(box.out, 'claude/global/.claude/gsd-core/references/notes.md');
+  assert.ok(existsSync(writtenInPlace), writtenInPlace);
+  writeFileSync(writtenInPlace, readFileSync(writtenInPlace, 'utf8').replace('again', 'AGAIN'));
+  await assertSameAsClean(box, 'hand edit of a file written in place');
   // Added, renamed and deleted files.
   writeFileSync(path.join(box.source, 'gsd-core/references/added.md'), '# Added\n\nNew.\n');
   await assertSameAsClean(box, 'add');
