@@ -4,7 +4,7 @@ import { bundleKey, emitBundles } from '../pipeline.ts';
 import { layoutNames } from '../load/layout.ts';
 import { readBuildConfig } from '../load/build-config.ts';
 import { treeWriter } from '../write/write-tree.ts';
-import { bundlesOnDisk, DiskChecker, writeBundles, type BundleRecord, type OutputState } from '../write/output-state.ts';
+import { checkBundlesOnDisk, DiskChecker, writeBundles, type BundleRecord, type OutputState } from '../write/output-state.ts';
 import { buildInputKey, defaultCacheDir, dropOutputState, readOutputState, stillOnDisk, trustedRecords, unitSource, writeOutputState, type EmissionMemo } from '../incremental.ts';
 import { readSourceTree } from '../load/read-source-tree.ts';
 import { keepCacheResident, residentMemo } from '../cache/build-cache.ts';
@@ -41,7 +41,12 @@ export async function runBuild(args: string[], io: Io): Promise<number> {
  * unchanged only replays what it printed, and any other writes only the files
  * whose bytes changed (compiler/incremental.ts); --no-cache writes everything.
  */
-export async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: Io, options: { replay?: boolean } = {}): Promise<number> {
+export async function buildOnce(
+  values: ParsedValues<typeof BUILD_OPTIONS>,
+  io: Io,
+  /** replay: print what an unchanged build printed (default true); prime: emit even when nothing changed (watch's first build, so its rebuilds have every bundle's emission to start from). */
+  options: { replay?: boolean; prime?: boolean } = {},
+): Promise<number> {
   const started = performance.now();
   const outRoot = values.out ?? 'dist';
   const cacheDir = values['no-cache'] ? null : path.resolve(values.cache ?? defaultCacheDir());
@@ -50,7 +55,7 @@ export async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: 
   // Checked against the disk by a worker thread while the sources are read and compiled; a resident process (watch) keeps
   // the thread and the listings it holds from one rebuild to the next.
   const checker = cacheDir ? residentMemo(`disk-checker ${path.resolve(outRoot)}`, () => new DiskChecker(), (kept) => void kept.stop()) : null;
-  const onDisk = previous ? bundlesOnDisk(outRoot, selectedRecords(previous.bundles, values), checker ?? undefined) : Promise.resolve(new Set<string>());
+  const check = previous ? checkBundlesOnDisk(outRoot, selectedRecords(previous.bundles, values), checker ?? undefined) : { all: Promise.resolve(new Set<string>()), each: new Map<string, Promise<boolean>>() };
   const files = cacheDir ? await readSourceTree(sourceDir) : undefined;
   const inputKey = cacheDir
     ? await buildInputKey(files!, values.targets ?? DEFAULT_TARGETS_DIR, { target: values.target ?? null, scope: values.scope ?? null, all: values.all ?? false, layout: values.layout ?? null, profile: values.profile ?? null })
@@ -59,7 +64,7 @@ export async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: 
   const keyed = (values.layout === undefined || layoutNames().includes(values.layout)) && (values.capability ?? []).length === 0 && (readBuildConfig(process.cwd()).config?.capabilities.length ?? 0) === 0;
   const summary = (bundles: number, fileCount: number, written: number, keys: readonly string[]) =>
     `built ${bundles} bundle(s), ${fileCount} files (${written} written), into ${outRoot}/ in ${Math.round(performance.now() - started)} ms: ${keys.join(', ')}`;
-  if (cacheDir && keyed && previous && previous.inputKey === inputKey && stillOnDisk(previous, await onDisk)) {
+  if (!options.prime && cacheDir && keyed && previous && previous.inputKey === inputKey && stillOnDisk(previous, await check.all)) {
     if (options.replay !== false) previous.messages.err.forEach((line) => io.err(line));
     io.out(summary(previous.built.length, previous.files, 0, previous.built));
     if (options.replay !== false) previous.messages.out.forEach((line) => io.out(line));
@@ -75,30 +80,16 @@ export async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: 
   // Emit does not wait for the disk check: every bundle the last build recorded reuses that build's units, as if still on
   // disk as it left them (most are); one the check then finds changed is emitted again whole. A bundle to be written whole
   // goes to the writer thread as soon as it is checked, while the next one renders; nothing is swapped into the output
-  // before every bundle has passed.
+  // before every bundle has passed. A bundle found on disk as recorded is updated in place as soon as the check has
+  // answered for it, while the check goes on with the next.
   const recorded = cacheDir ? trustedRecords(previous, new Set(keys), keys) : {};
   // A resident process (watch) keeps each bundle's last emission: a bundle whose record is still the one it was written
   // with is emitted as a delta, only the units of changed nodes rendered (emitBundle).
   const emissions = cacheDir ? residentMemo<EmissionMemo>(`emissions ${path.resolve(outRoot)}`, () => new Map()) : null;
   const writer = treeWriter(outRoot);
   let emitted: ReturnType<typeof emitBundles>;
-  let trusted: Record<string, BundleRecord>;
   try {
     emitted = emitBundles(compiled, selections, profile, cacheDir ? unitSource(previous, recorded, emissions ?? undefined) : undefined, (key, tree) => recorded[key] === undefined && writer.add(key, tree));
-    // The bundles still on disk as the last build left them: their unchanged files are not written.
-    trusted = cacheDir ? trustedRecords(previous, await onDisk, keys) : {};
-    const changed = selections.filter((selection) => recorded[bundleKey(selection)] !== undefined && trusted[bundleKey(selection)] === undefined);
-    if (changed.length > 0) {
-      // Rendered whole (no record is trusted), each file's facts equal to the reused ones: the first pass's findings stand.
-      const again = emitBundles(compiled, changed, profile, unitSource(previous, {}, emissions ?? undefined), (key, tree) => writer.add(key, tree));
-      for (const [key, tree] of again.bundles) emitted.bundles.set(key, tree);
-      for (const [key, units] of again.units) emitted.units.set(key, units);
-      for (const [key, emission] of again.emissions) emitted.emissions.set(key, emission);
-      for (const key of again.bundles.keys()) {
-        emitted.unitChanges.delete(key);
-        emitted.changedFiles.delete(key);
-      }
-    }
   } catch (error) {
     await writer.abandon();
     throw error;
@@ -111,8 +102,27 @@ export async function buildOnce(values: ParsedValues<typeof BUILD_OPTIONS>, io: 
   const fileCount = [...bundles.values()].reduce((sum, tree) => sum + tree.size, 0);
   let written = fileCount;
   if (cacheDir) {
+    // The bundles still on disk as the last build left them: their unchanged files are not written.
+    const trusted: Record<string, BundleRecord> = {};
+    const trustedOf = async (key: string) => {
+      if (recorded[key] === undefined || !(await check.each.get(key))) return undefined;
+      return (trusted[key] = recorded[key]);
+    };
+    // A recorded bundle found changed on disk: rendered whole (no record is trusted), each file's facts equal to the
+    // reused ones, so the first pass's findings stand.
+    const whole = (key: string) => {
+      if (recorded[key] === undefined) return bundles.get(key)!;
+      const again = emitBundles(compiled, selections.filter((selection) => bundleKey(selection) === key), profile, unitSource(previous, {}, emissions ?? undefined));
+      emitted.bundles.set(key, again.bundles.get(key)!);
+      emitted.units.set(key, again.units.get(key)!);
+      const emission = again.emissions.get(key);
+      if (emission) emitted.emissions.set(key, emission);
+      emitted.unitChanges.delete(key);
+      emitted.changedFiles.delete(key);
+      return again.bundles.get(key)!;
+    };
     dropOutputState(cacheDir, outRoot);
-    const result = await writeBundles(outRoot, bundles, trusted, writer, changedFiles);
+    const result = await writeBundles(outRoot, bundles, trustedOf, writer, changedFiles, whole);
     written = result.written;
     // The thread's listings follow the records: patched for a bundle updated in place, sent whole next time for one written whole.
     for (const key of bundles.keys()) {
@@ -191,7 +201,7 @@ export async function runWatch(args: string[], io: Io, stop?: AbortSignal): Prom
     }
     running = (async () => {
       try {
-        await buildOnce(selection, io, { replay: first });
+        await buildOnce(selection, io, { replay: first, prime: first });
       } catch (error) {
         if (error instanceof UsageError) throw error;
         io.err(`gsd-build: the build failed: ${(error as Error).stack ?? String(error)}`);

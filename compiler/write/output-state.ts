@@ -116,9 +116,13 @@ parentPort.on('message', (message) => {
       else known.delete(job.key);
     }
     const listing = known.get(job.key);
+    let ok = false;
     try {
-      if (listing && matches(path.join(message.outRoot, job.key), listing)) trusted.push(job.key);
+      ok = !!listing && matches(path.join(message.outRoot, job.key), listing);
     } catch {}
+    if (ok) trusted.push(job.key);
+    // Each bundle as soon as it is checked: a build may start writing it while the next is checked.
+    parentPort.postMessage({ id: message.id, key: job.key, ok });
   }
   parentPort.postMessage({ id: message.id, trusted });
 });
@@ -149,28 +153,41 @@ export class DiskChecker {
   private worker: Worker | null = null;
   private readonly held = new Map<string, BundleRecord>();
   private next = 0;
-  private readonly waiting = new Map<number, (trusted: Set<string>) => void>();
+  private readonly waiting = new Map<number, { done: (trusted: Set<string>) => void; each: Map<string, (ok: boolean) => void> }>();
 
   /**
    * The keys of the bundles whose folder `<outRoot>/<key>` is exactly what its
    * record says. A thread that fails trusts nothing: every bundle is then written whole.
    */
   check(outRoot: string, records: Readonly<Record<string, BundleRecord>>): Promise<Set<string>> {
+    return this.checkEach(outRoot, records).all;
+  }
+
+  /** check, with each bundle's answer as soon as it is known (`each`: key → whether it is on disk as recorded). */
+  checkEach(outRoot: string, records: Readonly<Record<string, BundleRecord>>): { all: Promise<Set<string>>; each: Map<string, Promise<boolean>> } {
     const bundles = Object.entries(records).map(([key, record]) => {
       const job = this.held.get(key) === record ? { key } : { key, listing: diskListing(record) };
       this.held.set(key, record);
       return job;
     });
-    if (bundles.length === 0) return Promise.resolve(new Set());
+    const each = new Map<string, Promise<boolean>>();
+    const answers = new Map<string, (ok: boolean) => void>();
+    for (const { key } of bundles) each.set(key, new Promise((resolve) => answers.set(key, resolve)));
+    if (bundles.length === 0) return { all: Promise.resolve(new Set()), each };
     const id = (this.next += 1);
-    return new Promise((resolve) => {
-      const done = (trusted: Set<string>) => resolve(new Set([...trusted].filter((key) => Object.hasOwn(records, key))));
-      this.waiting.set(id, done);
+    const all = new Promise<Set<string>>((resolve) => {
+      const done = (trusted: Set<string>) => {
+        // Any bundle not answered (a thread lost) is not on disk as recorded.
+        for (const answer of answers.values()) answer(false);
+        resolve(new Set([...trusted].filter((key) => Object.hasOwn(records, key))));
+      };
+      this.waiting.set(id, { done, each: answers });
       const thread = this.thread();
       // Kept alive while a check is under way, and only then.
       thread.ref();
       thread.postMessage({ id, outRoot: path.resolve(outRoot), bundles });
     });
+    return { all, each };
   }
 
   /** After an update in place: `record` replaced `base` by `changes` (null: a file removed); without the base held, the next check sends it whole. */
@@ -198,18 +215,22 @@ export class DiskChecker {
   }
 
   private failAll(): void {
-    for (const resolve of this.waiting.values()) resolve(new Set());
+    for (const { done } of this.waiting.values()) done(new Set());
     this.waiting.clear();
   }
 
   private thread(): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(DISK_CHECK, { eval: true });
-    worker.on('message', (reply: { id: number; trusted: unknown }) => {
-      const resolve = this.waiting.get(reply.id);
+    worker.on('message', (reply: { id: number; key?: unknown; ok?: unknown; trusted?: unknown }) => {
+      const waiting = this.waiting.get(reply.id);
+      if (typeof reply.key === 'string') {
+        waiting?.each.get(reply.key)?.(reply.ok === true);
+        return;
+      }
       this.waiting.delete(reply.id);
       if (this.waiting.size === 0) worker.unref();
-      resolve?.(new Set(Array.isArray(reply.trusted) ? reply.trusted.filter((key): key is string => typeof key === 'string') : []));
+      waiting?.done(new Set(Array.isArray(reply.trusted) ? reply.trusted.filter((key): key is string => typeof key === 'string') : []));
     });
     const lost = () => {
       // A thread that fails trusts nothing, now and for the listings it held.
@@ -231,13 +252,16 @@ export class DiskChecker {
  * this check alone.
  */
 export async function bundlesOnDisk(outRoot: string, records: Readonly<Record<string, BundleRecord>>, checker?: DiskChecker): Promise<Set<string>> {
-  if (checker) return checker.check(outRoot, records);
+  return checkBundlesOnDisk(outRoot, records, checker).all;
+}
+
+/** bundlesOnDisk, with each bundle's answer as soon as it is known (DiskChecker.checkEach). */
+export function checkBundlesOnDisk(outRoot: string, records: Readonly<Record<string, BundleRecord>>, checker?: DiskChecker): ReturnType<DiskChecker['checkEach']> {
+  if (checker) return checker.checkEach(outRoot, records);
   const once = new DiskChecker();
-  try {
-    return await once.check(outRoot, records);
-  } finally {
-    void once.stop();
-  }
+  const check = once.checkEach(outRoot, records);
+  void check.all.finally(() => void once.stop());
+  return check;
 }
 
 export interface WrittenBundles {
@@ -260,13 +284,16 @@ export interface WrittenBundles {
 export async function writeBundles(
   outRoot: string,
   bundles: ReadonlyMap<string, VirtualTree>,
-  trusted: Readonly<Record<string, BundleRecord>>,
+  /** The records found on disk as they say, or each bundle's when known (a check still under way: checkBundlesOnDisk). */
+  trusted: Readonly<Record<string, BundleRecord>> | ((key: string) => Promise<BundleRecord | undefined>),
   writer: TreeWriter = treeWriter(outRoot),
   /** Per bundle, the only files that may differ from its trusted record (an emit delta: the tree has the record's paths). */
   changedFiles: ReadonlyMap<string, readonly string[]> = new Map(),
+  /** The tree to write whole for a bundle with no trusted record that the writer does not have yet (emitted again: its reused files have no bytes). */
+  whole: (key: string) => VirtualTree = (key) => bundles.get(key)!,
 ): Promise<WrittenBundles> {
   try {
-    return await updateBundles(outRoot, bundles, trusted, writer, changedFiles);
+    return await updateBundles(outRoot, bundles, typeof trusted === 'function' ? trusted : async (key) => trusted[key], writer, changedFiles, whole);
   } catch (error) {
     await writer.abandon();
     throw error;
@@ -276,18 +303,19 @@ export async function writeBundles(
 async function updateBundles(
   outRoot: string,
   bundles: ReadonlyMap<string, VirtualTree>,
-  trusted: Readonly<Record<string, BundleRecord>>,
+  trustedOf: (key: string) => Promise<BundleRecord | undefined>,
   writer: TreeWriter,
   changedFiles: ReadonlyMap<string, readonly string[]>,
+  whole: (key: string) => VirtualTree,
 ): Promise<WrittenBundles> {
   const records: Record<string, BundleRecord> = {};
   const changes: WrittenBundles['changes'] = {};
   let written = 0;
   for (const [key, tree] of bundles) {
-    const trustedRecord = trusted[key];
+    const trustedRecord = await trustedOf(key);
     if (!trustedRecord) {
       // A reused file has no bytes to write (the writer refuses one): only a bundle whose record held it could have one.
-      if (!writer.has(key)) writer.add(key, tree);
+      if (!writer.has(key)) writer.add(key, whole(key));
       written += tree.size;
       continue;
     }
