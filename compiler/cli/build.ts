@@ -54,7 +54,7 @@ export async function buildOnce(
   const previous = cacheDir ? readOutputState(cacheDir, outRoot) : null;
   // Checked against the disk by a worker thread while the sources are read and compiled; a resident process (watch) keeps
   // the thread and the listings it holds from one rebuild to the next.
-  const checker = cacheDir ? residentMemo(`disk-checker ${path.resolve(outRoot)}`, () => new DiskChecker(), (kept) => void kept.stop()) : null;
+  const checker = cacheDir ? residentMemo(`disk-checker ${path.resolve(outRoot)}`, () => new DiskChecker({ keepFolderStamps: true }), (kept) => void kept.stop()) : null;
   const check = previous ? checkBundlesOnDisk(outRoot, selectedRecords(previous.bundles, values), checker ?? undefined) : { all: Promise.resolve(new Set<string>()), each: new Map<string, Promise<boolean>>() };
   const files = cacheDir ? await readSourceTree(sourceDir) : undefined;
   const inputKey = cacheDir

@@ -3,6 +3,7 @@
 // last build is not read again).
 import { readFileSync, statSync } from 'node:fs';
 import { residentMemo } from '../cache/build-cache.ts';
+import { SETTLED_MS } from '../util/settled.ts';
 import path from 'node:path';
 import { listFiles } from '../util/list-files.ts';
 
@@ -38,13 +39,6 @@ interface KeptFile {
   bytes: Uint8Array;
 }
 
-/**
- * How long after a file last changed its stamp is trusted. A change in the same
- * tick of the file system's clock as the one before can leave mtime and ctime
- * as they were (git calls such files racily clean): a file that changed this
- * recently is read again on every build until it has settled.
- */
-export const SETTLED_MS = 3000;
 
 /**
  * The file's bytes: the ones a resident process read last, while its stamp

@@ -3,7 +3,7 @@
 // by hand or by another program there makes the next build write it whole.
 import { appendFileSync, chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { bundlesOnDisk, writeBundles, type BundleRecord } from '../write/output-state.ts';
+import { bundlesOnDisk, DiskChecker, writeBundles, type BundleRecord } from '../write/output-state.ts';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { suite, assert } from './harness.ts';
 import { snapshotTree, temporaryDir } from './fixture-support.ts';
@@ -120,6 +120,26 @@ state('should swap nothing in and leave no temporary folder when writing fails o
   await abandoned.abandon();
   assert.equal(snapshotTree(out), before);
   rmSync(out, { recursive: true, force: true });
+});
+
+state('should find every change with a kept checker, which lists a folder again only when its settled stamp changed', async () => {
+  for (const [what, change] of CHANGES) {
+    const { out, root, record } = await written();
+    // Settled at once (0 ms), so the second check takes each folder's entries from its stamp.
+    const checker = new DiskChecker({ keepFolderStamps: true, settledMs: 0 });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal([...(await checker.check(out, { 't/global': record }))], ['t/global'], what);
+      assert.equal([...(await checker.check(out, { 't/global': record }))], ['t/global'], `${what}: again, from the stamps`);
+      change(root);
+      // Settled too: a folder's new stamp must not vouch for entries a check found wrong.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal([...(await checker.check(out, { 't/global': record }))], [], what);
+      assert.equal([...(await checker.check(out, { 't/global': record }))], [], `${what}: again`);
+    } finally {
+      await checker.stop();
+    }
+  }
 });
 
 state.run();

@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { digestOf } from '../emit/bundle-manifest.ts';
 import { makeDirectorySync, recordMap, treeWriter, type BundleRecord, type TreeWriter } from './write-tree.ts';
+import { SETTLED_MS } from '../util/settled.ts';
 
 export type { BundleRecord };
 
@@ -55,7 +56,7 @@ function read(listing) {
     if (!Array.isArray(entry) || entry.length !== 4 || typeof entry[0] !== 'string') return null;
     files.set(entry[0], [entry[1], entry[2], entry[3]]);
   }
-  return { files, folders: null };
+  return { files, folders: null, children: null, stamps: null };
 }
 function patch(key, changes) {
   const listing = known.get(key);
@@ -66,7 +67,9 @@ function patch(key, changes) {
     else if (Array.isArray(change[1]) && change[1].length === 3) listing.files.set(change[0], change[1]);
     else return known.delete(key);
   }
+  // The record's folders may have changed; the folders an update wrote in have new stamps.
   listing.folders = null;
+  listing.children = null;
 }
 function foldersOf(listing) {
   if (listing.folders) return listing.folders;
@@ -74,15 +77,57 @@ function foldersOf(listing) {
   for (const file of listing.files.keys()) for (let dir = path.posix.dirname(file); dir !== '.' && !folders.has(dir); dir = path.posix.dirname(dir)) folders.add(dir);
   return (listing.folders = folders);
 }
-function matches(root, listing) {
+// folder ('' for the bundle's own) → the record's files and folders directly in it.
+function childrenOf(listing) {
+  if (listing.children) return listing.children;
+  const children = new Map();
+  const of = (dir) => {
+    const key = dir === '.' ? '' : dir;
+    let entry = children.get(key);
+    if (!entry) children.set(key, (entry = { files: [], folders: [] }));
+    return entry;
+  };
+  for (const file of listing.files.keys()) of(path.posix.dirname(file)).files.push(file);
+  for (const folder of foldersOf(listing)) of(path.posix.dirname(folder)).folders.push(folder);
+  return (listing.children = children);
+}
+// settledBefore (ms since the epoch) or null: a folder's stamp (inode, mtime, ctime) is kept when it last changed before
+// then, and a later check whose folder has that stamp still takes its entries to be the ones found (adding, removing or
+// renaming an entry changes the folder's mtime and ctime), so reads no listing of it.
+function matches(root, listing, settledBefore) {
   const record = listing.files;
   const folders = foldersOf(listing);
+  const stamps = new Map();
   let fileCount = 0;
   let folderCount = 0;
+  const fileMatches = (child) => {
+    const expected = record.get(child);
+    if (!expected) return false;
+    fileCount += 1;
+    const stats = fs.lstatSync(path.join(root, child), { throwIfNoEntry: false });
+    return !!stats && stats.isFile() && stats.size === expected[0] && (stats.mode & 0o777) === expected[1] && stats.mtimeMs === expected[2];
+  };
   const walk = (relative) => {
+    const full = relative ? path.join(root, relative) : root;
+    if (settledBefore !== null) {
+      const stats = fs.lstatSync(full, { bigint: true, throwIfNoEntry: false });
+      if (!stats || !stats.isDirectory()) return false;
+      const stamp = stats.ino + ':' + stats.mtimeNs + ':' + stats.ctimeNs;
+      const changed = stats.mtimeNs > stats.ctimeNs ? stats.mtimeNs : stats.ctimeNs;
+      if (Number(changed / 1000000n) < settledBefore) stamps.set(relative, stamp);
+      if (listing.stamps && listing.stamps.get(relative) === stamp) {
+        const own = childrenOf(listing).get(relative) || { files: [], folders: [] };
+        for (const file of own.files) if (!fileMatches(file)) return false;
+        for (const folder of own.folders) {
+          folderCount += 1;
+          if (!walk(folder)) return false;
+        }
+        return true;
+      }
+    }
     let entries;
     try {
-      entries = fs.readdirSync(relative ? path.join(root, relative) : root, { withFileTypes: true });
+      entries = fs.readdirSync(full, { withFileTypes: true });
     } catch {
       return false;
     }
@@ -92,16 +137,15 @@ function matches(root, listing) {
         folderCount += 1;
         if (!folders.has(child) || !walk(child)) return false;
       } else if (entry.isFile()) {
-        const expected = record.get(child);
-        if (!expected) return false;
-        fileCount += 1;
-        const stats = fs.lstatSync(path.join(root, child), { throwIfNoEntry: false });
-        if (!stats || !stats.isFile() || stats.size !== expected[0] || (stats.mode & 0o777) !== expected[1] || stats.mtimeMs !== expected[2]) return false;
+        if (!fileMatches(child)) return false;
       } else return false;
     }
     return true;
   };
-  return walk('') && fileCount === record.size && folderCount === folders.size;
+  const ok = walk('') && fileCount === record.size && folderCount === folders.size;
+  // Stamps vouch for entries found as recorded, so only a match keeps them.
+  listing.stamps = ok && settledBefore !== null ? stamps : null;
+  return ok;
 }
 parentPort.on('message', (message) => {
   if (message.patches) {
@@ -118,7 +162,7 @@ parentPort.on('message', (message) => {
     const listing = known.get(job.key);
     let ok = false;
     try {
-      ok = !!listing && matches(path.join(message.outRoot, job.key), listing);
+      ok = !!listing && matches(path.join(message.outRoot, job.key), listing, typeof message.settledBefore === 'number' ? message.settledBefore : null);
     } catch {}
     if (ok) trusted.push(job.key);
     // Each bundle as soon as it is checked: a build may start writing it while the next is checked.
@@ -150,6 +194,13 @@ function diskListing(record: BundleRecord): string {
  * other build makes one for its check alone.
  */
 export class DiskChecker {
+  /**
+   * A checker kept for many checks (`keepFolderStamps`: a resident build) keeps
+   * each folder's stamp once it has settled (settledMs) and lists a folder again
+   * only when its stamp changed; one for a single check lists every folder.
+   */
+  constructor(private readonly options: { keepFolderStamps?: boolean; settledMs?: number } = {}) {}
+
   private worker: Worker | null = null;
   private readonly held = new Map<string, BundleRecord>();
   private next = 0;
@@ -185,7 +236,8 @@ export class DiskChecker {
       const thread = this.thread();
       // Kept alive while a check is under way, and only then.
       thread.ref();
-      thread.postMessage({ id, outRoot: path.resolve(outRoot), bundles });
+      const settledBefore = this.options.keepFolderStamps ? Date.now() - (this.options.settledMs ?? SETTLED_MS) : null;
+      thread.postMessage({ id, outRoot: path.resolve(outRoot), bundles, settledBefore });
     });
     return { all, each };
   }
