@@ -10,7 +10,7 @@ import { chmodSync, lstatSync, renameSync, rmSync, writeFileSync } from 'node:fs
 import path from 'node:path';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { digestOf } from '../emit/bundle-manifest.ts';
-import { makeDirectorySync, recordMap, treeWriter, type BundleRecord, type TreeWriter } from './write-tree.ts';
+import { forgetRecordMap, makeDirectorySync, recordMap, treeWriter, type BundleRecord, type TreeWriter } from './write-tree.ts';
 import { SETTLED_MS } from '../util/settled.ts';
 
 export type { BundleRecord };
@@ -375,7 +375,10 @@ async function updateBundles(
     // A delta's few files are looked up in the record as it is; a whole tree's many, in a Map of it (recordMap).
     const record: Pick<ReadonlyMap<string, BundleRecord[string]>, 'get' | 'keys'> = candidates ? { get: (file) => trustedRecord[file], keys: () => Object.keys(trustedRecord).values() } : recordMap(trustedRecord);
     // Every file's digest is a fact emit filled for the manifest (the manifest's own and README.txt's are taken here).
-    const next: BundleRecord = candidates ? { ...trustedRecord } : {};
+    // A delta's record is updated in place (a copy of every bundle's record took longer than the update's writes): this
+    // build's state holds it from here on, and the state is dropped before any write, so a failure leaves it untrusted.
+    const next: BundleRecord = candidates ? trustedRecord : {};
+    if (candidates) forgetRecordMap(trustedRecord);
     const changed: string[] = [];
     for (const [file, entry] of candidates ? candidates.map((file) => [file, tree.get(file)!] as const) : tree) {
       const mode = entry.executable ? EXECUTABLE_MODE : FILE_MODE;

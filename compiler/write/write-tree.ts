@@ -30,6 +30,11 @@ export function recordMap(record: BundleRecord): ReadonlyMap<string, BundleRecor
   return map;
 }
 
+/** Drops the Map made of a record that is about to change in place (output-state.ts updateBundles). */
+export function forgetRecordMap(record: BundleRecord): void {
+  recordMaps.delete(record);
+}
+
 const FILE_MODE = 0o644;
 const EXECUTABLE_MODE = 0o755;
 const DIRECTORY_MODE = 0o755;
