@@ -9,6 +9,9 @@ import { cacheIsResident, compilerFingerprint, hashParts, readCacheEntry, readTr
 import type { SourceFile } from './load/read-source-tree.ts';
 import type { BundleRecord, OutputState } from './write/output-state.ts';
 import type { Emission, StoredUnits, UnitSource } from './pipeline.ts';
+import type { ReusedFile } from './emit/render-units.ts';
+import { contentDigest } from './emit/content-facts.ts';
+import os from 'node:os';
 
 /**
  * Each bundle's last emission in a resident process, with the record it was
@@ -16,9 +19,6 @@ import type { Emission, StoredUnits, UnitSource } from './pipeline.ts';
  * (read from disk, it is another: another process built meanwhile).
  */
 export type EmissionMemo = Map<string, { record: BundleRecord; emission: Emission }>;
-import type { ReusedFile } from './emit/render-units.ts';
-import { contentDigest } from './emit/content-facts.ts';
-import os from 'node:os';
 
 /** Where the cache lives unless --cache says: $GSD_BUILD_CACHE, else the user's cache folder. */
 export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {

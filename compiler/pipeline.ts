@@ -303,12 +303,15 @@ function reusedForm(entry: TreeFile): TreeFile {
   return reused;
 }
 
-/** A checked tree as the next delta starts from it: without its manifest and README, every file in reused form. */
-function emissionBody(tree: VirtualTree, last: LastEmission | null, changed: readonly string[] | null): VirtualTree {
-  if (last && changed) {
-    const body = new Map(last.body);
-    for (const file of changed) body.set(file, reusedForm(tree.get(file)!));
-    return body;
+/**
+ * A checked tree as the next delta starts from it: without its manifest and
+ * README, every file in reused form. A delta's own body (emitBundle made it for
+ * this tree and nothing else holds it) has only its changed files turned.
+ */
+function emissionBody(tree: VirtualTree, shape: EmissionShape): VirtualTree {
+  if (shape.body && shape.changed) {
+    for (const file of shape.changed) shape.body.set(file, reusedForm(tree.get(file)!));
+    return shape.body;
   }
   const body: VirtualTree = new Map();
   for (const [file, entry] of tree) if (file !== MANIFEST_FILE && file !== README_FILE) body.set(file, reusedForm(entry));
@@ -417,7 +420,7 @@ export function emitBundles(
       }
       units.set(key, { salt, units: stored });
       if (keeps) {
-        const body = emissionBody(tree, delta?.last ?? null, delta ? shape.changed! : null);
+        const body = emissionBody(tree, shape);
         emissions.set(key, { body, units: stored, keysByNode: shape.keysByNode!, putPaths: shape.putPaths!, salt, generated, nodes: nodes! });
       }
     }

@@ -161,7 +161,7 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
 
   const commands = ir.nodes.filter((node) => node.kind === 'command' && node.variant === undefined);
   // A delta redoes every command or none (pipeline.ts redoneNodes): none, and the commands' units all stay.
-  const commandUnits = delta ? commands.filter((command) => delta.redone.has(command.path)).length > 0 : true;
+  const commandUnits = delta ? commands.some((command) => delta.redone.has(command.path)) : true;
   for (const [index, surface] of commandUnits ? scope.commands.entries() : []) {
     for (const placed of placeCommands(commands, surface, at)) {
       const reads = placed.routes && surface.nested ? routerReads(placed.path, placed.routes, surface.nested) : undefined;
@@ -237,6 +237,7 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     shape.putPaths = putPaths;
     shape.keysByNode = delta ? new Map([...delta.last.keysByNode, ...keysByNode]) : keysByNode;
     shape.changed = delta ? [...fresh.keys()] : null;
+    if (delta) shape.body = body;
   }
   const capabilities = (ir.capabilities ?? []).map((c) => {
     const files = capabilityFiles(c, ir, body, scope.hooks ? (hook) => at(scope.hooks!.scripts, { file: hookScriptName(hook) }) : null, hooks);

@@ -57,6 +57,8 @@ export interface EmissionShape {
   putPaths?: string[];
   /** A delta's files emitted anew (null: the whole tree is new). */
   changed?: string[] | null;
+  /** A delta's tree without its manifest and README: the last emission's with the files emitted anew laid over it. */
+  body?: VirtualTree;
 }
 
 const nodeDigests = new WeakMap<IrNode, string>();

@@ -33,12 +33,11 @@ export async function readSourceTree(root: string, settledMs = SETTLED_MS): Prom
   return files;
 }
 
-/** A file as a resident process (watch) last read it: its stamp (statStamp) and bytes. */
+/** A file as a resident process (watch) last read it: its stamp (keptOrRead) and bytes. */
 interface KeptFile {
   stamp: string;
   bytes: Uint8Array;
 }
-
 
 /**
  * The file's bytes: the ones a resident process read last, while its stamp

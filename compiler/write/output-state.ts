@@ -152,7 +152,6 @@ parentPort.on('message', (message) => {
     for (const [key, changes] of message.patches) patch(key, changes);
     return;
   }
-  const trusted = [];
   for (const job of message.bundles) {
     if (typeof job.listing === 'string') {
       const listing = read(job.listing);
@@ -164,11 +163,10 @@ parentPort.on('message', (message) => {
     try {
       ok = !!listing && matches(path.join(message.outRoot, job.key), listing, typeof message.settledBefore === 'number' ? message.settledBefore : null);
     } catch {}
-    if (ok) trusted.push(job.key);
     // Each bundle as soon as it is checked: a build may start writing it while the next is checked.
     parentPort.postMessage({ id: message.id, key: job.key, ok });
   }
-  parentPort.postMessage({ id: message.id, trusted });
+  parentPort.postMessage({ id: message.id, done: true });
 });
 `;
 
@@ -204,7 +202,7 @@ export class DiskChecker {
   private worker: Worker | null = null;
   private readonly held = new Map<string, BundleRecord>();
   private next = 0;
-  private readonly waiting = new Map<number, { done: (trusted: Set<string>) => void; each: Map<string, (ok: boolean) => void> }>();
+  private readonly waiting = new Map<number, { done: () => void; each: Map<string, (ok: boolean) => void> }>();
 
   /**
    * The keys of the bundles whose folder `<outRoot>/<key>` is exactly what its
@@ -222,17 +220,24 @@ export class DiskChecker {
       return job;
     });
     const each = new Map<string, Promise<boolean>>();
-    const answers = new Map<string, (ok: boolean) => void>();
-    for (const { key } of bundles) each.set(key, new Promise((resolve) => answers.set(key, resolve)));
-    if (bundles.length === 0) return { all: Promise.resolve(new Set()), each };
+    const trusted = new Set<string>();
+    // Each bundle's answer, given once: the thread's, or false when it never came (a thread lost).
+    const pending = new Map<string, (ok: boolean) => void>();
+    for (const { key } of bundles) {
+      each.set(key, new Promise((resolve) => pending.set(key, (ok) => {
+        pending.delete(key);
+        if (ok) trusted.add(key);
+        resolve(ok);
+      })));
+    }
+    if (bundles.length === 0) return { all: Promise.resolve(trusted), each };
     const id = (this.next += 1);
     const all = new Promise<Set<string>>((resolve) => {
-      const done = (trusted: Set<string>) => {
-        // Any bundle not answered (a thread lost) is not on disk as recorded.
-        for (const answer of answers.values()) answer(false);
-        resolve(new Set([...trusted].filter((key) => Object.hasOwn(records, key))));
+      const done = () => {
+        for (const answer of [...pending.values()]) answer(false);
+        resolve(trusted);
       };
-      this.waiting.set(id, { done, each: answers });
+      this.waiting.set(id, { done, each: pending });
       const thread = this.thread();
       // Kept alive while a check is under way, and only then.
       thread.ref();
@@ -267,22 +272,23 @@ export class DiskChecker {
   }
 
   private failAll(): void {
-    for (const { done } of this.waiting.values()) done(new Set());
+    for (const { done } of this.waiting.values()) done();
     this.waiting.clear();
   }
 
   private thread(): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(DISK_CHECK, { eval: true });
-    worker.on('message', (reply: { id: number; key?: unknown; ok?: unknown; trusted?: unknown }) => {
+    worker.on('message', (reply: { id: number; key?: unknown; ok?: unknown }) => {
       const waiting = this.waiting.get(reply.id);
+      // Only a key this check asked about counts (`each` holds exactly those).
       if (typeof reply.key === 'string') {
         waiting?.each.get(reply.key)?.(reply.ok === true);
         return;
       }
       this.waiting.delete(reply.id);
       if (this.waiting.size === 0) worker.unref();
-      waiting?.done(new Set(Array.isArray(reply.trusted) ? reply.trusted.filter((key): key is string => typeof key === 'string') : []));
+      waiting?.done();
     });
     const lost = () => {
       // A thread that fails trusts nothing, now and for the listings it held.

@@ -42,7 +42,6 @@ const DIRECTORY_MODE = 0o755;
 const UMASK = process.umask();
 const encoder = new TextEncoder();
 
-
 /**
  * The writer thread, as CommonJS source text (a text the bundler leaves
  * alone, so it runs the same under the TypeScript loader and in the prebuilt
