@@ -32,7 +32,8 @@ import { checkShellLiterals } from './check/check-shell-literals.ts';
 import { checkCodeCommands, checkCommandCells, shippedCommandNames } from './check/check-code-commands.ts';
 import { isConfigKey } from '../source/runtime/config/config.ts';
 import { emitBundle, hookScriptName, type GeneratedFile } from './emit/emit-bundle.ts';
-import { nodeDigest, type BundleDelta, type EmissionShape, type LastEmission, type ReusedFile, type UnitReuse } from './emit/render-units.ts';
+import type { BundleDelta, EmissionShape, LastEmission, ReusedFile, UnitReuse } from './emit/render-units.ts';
+import { nodeDigest } from './ir/node-digest.ts';
 import { contentDigest } from './emit/content-facts.ts';
 import { MANIFEST_FILE, README_FILE } from './emit/bundle-manifest.ts';
 import type { BundleRecord } from './write/output-state.ts';
@@ -253,7 +254,7 @@ export interface Emission extends LastEmission {
   nodes: NodeList;
 }
 
-/** A build's nodes: each path and its digest (render-units.ts nodeDigest), in IR order. */
+/** A build's nodes: each path and its digest (ir/node-digest.ts), in IR order. */
 interface NodeList {
   paths: string[];
   digests: string[];
@@ -421,7 +422,7 @@ export function emitBundles(
       units.set(key, { salt, units: stored });
       if (keeps) {
         const body = emissionBody(tree, shape);
-        emissions.set(key, { body, units: stored, keysByNode: shape.keysByNode!, putPaths: shape.putPaths!, salt, generated, nodes: nodes! });
+        emissions.set(key, { body, units: stored, keysByNode: shape.keysByNode!, putPaths: shape.putPaths!, ...(shape.manifest ? { manifest: shape.manifest } : {}), salt, generated, nodes: nodes! });
       }
     }
     emitted?.(key, tree);

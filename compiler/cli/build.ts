@@ -44,18 +44,18 @@ export async function runBuild(args: string[], io: Io): Promise<number> {
 export async function buildOnce(
   values: ParsedValues<typeof BUILD_OPTIONS>,
   io: Io,
-  /** replay: print what an unchanged build printed (default true); prime: emit even when nothing changed (watch's first build, so its rebuilds have every bundle's emission to start from). */
-  options: { replay?: boolean; prime?: boolean } = {},
+  /**
+   * replay: print what an unchanged build printed (default true); prime: emit even when nothing changed (watch's first
+   * build, so its rebuilds have every bundle's emission to start from); checked: the disk check this build takes up,
+   * started by the caller (startDiskCheck with the same values) when nothing could write the output or the state since.
+   */
+  options: { replay?: boolean; prime?: boolean; checked?: DiskCheckStarted } = {},
 ): Promise<number> {
   const started = performance.now();
   const outRoot = values.out ?? 'dist';
   const cacheDir = values['no-cache'] ? null : path.resolve(values.cache ?? defaultCacheDir());
   const sourceDir = sourceOf(values);
-  const previous = cacheDir ? readOutputState(cacheDir, outRoot) : null;
-  // Checked against the disk by a worker thread while the sources are read and compiled; a resident process (watch) keeps
-  // the thread and the listings it holds from one rebuild to the next.
-  const checker = cacheDir ? residentMemo(`disk-checker ${path.resolve(outRoot)}`, () => new DiskChecker({ keepFolderStamps: true }), (kept) => void kept.stop()) : null;
-  const check = previous ? checkBundlesOnDisk(outRoot, selectedRecords(previous.bundles, values), checker ?? undefined) : { all: Promise.resolve(new Set<string>()), each: new Map<string, Promise<boolean>>() };
+  const { previous, checker, check } = options.checked ?? startDiskCheck(values);
   const files = cacheDir ? await readSourceTree(sourceDir) : undefined;
   const inputKey = cacheDir
     ? await buildInputKey(files!, values.targets ?? DEFAULT_TARGETS_DIR, { target: values.target ?? null, scope: values.scope ?? null, all: values.all ?? false, layout: values.layout ?? null, profile: values.profile ?? null })
@@ -151,6 +151,28 @@ export async function buildOnce(
   return 0;
 }
 
+/** A build's last state and the check of its bundles against the disk, under way. */
+export interface DiskCheckStarted {
+  previous: ReturnType<typeof readOutputState>;
+  checker: DiskChecker | null;
+  check: ReturnType<typeof checkBundlesOnDisk>;
+}
+
+/**
+ * Reads the last build's state and starts checking the bundles it recorded
+ * against the disk, in a worker thread, while the build reads its sources and
+ * compiles; a resident process (watch) keeps the thread and the listings it
+ * holds from one rebuild to the next.
+ */
+export function startDiskCheck(values: ParsedValues<typeof BUILD_OPTIONS>): DiskCheckStarted {
+  const outRoot = values.out ?? 'dist';
+  const cacheDir = values['no-cache'] ? null : path.resolve(values.cache ?? defaultCacheDir());
+  const previous = cacheDir ? readOutputState(cacheDir, outRoot) : null;
+  const checker = cacheDir ? residentMemo(`disk-checker ${path.resolve(outRoot)}`, () => new DiskChecker({ keepFolderStamps: true }), (kept) => void kept.stop()) : null;
+  const check = previous ? checkBundlesOnDisk(outRoot, selectedRecords(previous.bundles, values), checker ?? undefined) : { all: Promise.resolve(new Set<string>()), each: new Map<string, Promise<boolean>>() };
+  return { previous, checker, check };
+}
+
 /** The records of the bundles this build may write: all of them, or those of the --target and --scope given. */
 function selectedRecords(records: Readonly<Record<string, BundleRecord>>, values: ParsedValues<typeof BUILD_OPTIONS>): Record<string, BundleRecord> {
   const wanted = (key: string) => {
@@ -162,6 +184,11 @@ function selectedRecords(records: Readonly<Record<string, BundleRecord>>, values
 
 /** Quiet time after the last change before a rebuild: editors save in bursts. */
 export const WATCH_DEBOUNCE_MS = 150;
+/**
+ * How long a disk check started at a change (watch) stays good for the rebuild it precedes: past this (a long burst
+ * of changes), the rebuild checks again.
+ */
+export const WATCH_CHECK_AHEAD_MS = 1000;
 /** Quiet time after a rebuild before the cache kept in memory is written to disk (build-cache.ts keepCacheResident). */
 export const WATCH_FLUSH_MS = 2000;
 
@@ -183,6 +210,14 @@ export async function runWatch(args: string[], io: Io, stop?: AbortSignal): Prom
   let pending = false;
   let timer: NodeJS.Timeout | undefined;
   let flushTimer: NodeJS.Timeout | undefined;
+  // The disk check of the next rebuild, started at the first change after a build, while the debounce waits: nothing
+  // but a build writes the output or the state, and none runs meanwhile.
+  let ahead: { checked: DiskCheckStarted; at: number } | null = null;
+  const takeAhead = () => {
+    const taken = ahead && performance.now() - ahead.at <= WATCH_CHECK_AHEAD_MS ? ahead.checked : undefined;
+    ahead = null;
+    return taken;
+  };
   // Between rebuilds the cache stays in memory: a rebuild reads no state, memo or record from disk and writes none.
   const cache = keepCacheResident();
   const flush = (write: () => void) => {
@@ -201,7 +236,8 @@ export async function runWatch(args: string[], io: Io, stop?: AbortSignal): Prom
     }
     running = (async () => {
       try {
-        await buildOnce(selection, io, { replay: first, prime: first });
+        const checked = first ? undefined : takeAhead();
+        await buildOnce(selection, io, { replay: first, prime: first, ...(checked ? { checked } : {}) });
       } catch (error) {
         if (error instanceof UsageError) throw error;
         io.err(`gsd-build: the build failed: ${(error as Error).stack ?? String(error)}`);
@@ -222,6 +258,14 @@ export async function runWatch(args: string[], io: Io, stop?: AbortSignal): Prom
       const full = file ? path.resolve(root, String(file)) : root;
       if (inside(full, outRoot) || inside(full, cacheDir)) return;
       clearTimeout(timer);
+      if (!running && !ahead) {
+        try {
+          ahead = { checked: startDiskCheck(selection), at: performance.now() };
+        } catch {
+          // The rebuild starts its own check, and reports what fails there.
+          ahead = null;
+        }
+      }
       timer = setTimeout(() => void rebuild(false), WATCH_DEBOUNCE_MS);
     };
     const watchers = [watch(sourceDir, { recursive: true }, changed(sourceDir)), watch(targetsDir, { recursive: true }, changed(targetsDir))];

@@ -95,10 +95,14 @@ export function serializeManifest(manifest: BundleManifest): string {
 }
 
 /** The manifest as serializeManifest writes it, its files' lines (manifestLine) given. */
-function manifestText(manifest: BundleManifest, lines: readonly string[]): string {
-  const { files: _files, ...head } = manifest;
-  const top = JSON.stringify(head, null, 2).replace(/\n}$/, '');
+function manifestText(manifest: BundleManifest, lines: readonly string[], top = manifestTop(manifest)): string {
   return `${top},\n  "files": [\n${lines.length > 0 ? `    ${lines.join(',\n    ')}` : ''}\n  ]\n}\n`;
+}
+
+/** The manifest's text up to its files (manifestText), the last field's comma not yet written. */
+function manifestTop(manifest: BundleManifest): string {
+  const { files: _files, ...head } = manifest;
+  return JSON.stringify(head, null, 2).replace(/\n}$/, '');
 }
 
 export function readmeText(manifest: BundleManifest): string {
@@ -171,22 +175,84 @@ function sortedEntries(tree: VirtualTree): [string, TreeFile][] {
   return entries;
 }
 
-/** Adds the manifest and README.txt to a bundle's tree (the manifest covers every other file); the result is in path order. */
-export function addBundleManifest(tree: VirtualTree, target: Target, scope: ScopeId, version: string, capabilities: readonly ManifestCapability[] = [], profile?: string): VirtualTree {
+/**
+ * What addBundleManifest made for a bundle, kept with its emission (watch) so
+ * that the manifest of its next delta changes only its changed files' lines.
+ */
+export interface ManifestParts {
+  /** The manifest without its files, as JSON: a delta needs the same. */
+  head: string;
+  /** Each file's place in `files` and `lines`. */
+  places: ReadonlyMap<string, number>;
+  files: readonly ManifestFile[];
+  lines: readonly string[];
+  manifest: TreeFile;
+  readme: TreeFile;
+}
+
+/**
+ * Adds the manifest and README.txt to a bundle's tree (the manifest covers
+ * every other file); the result is in path order. Given the parts made for
+ * the bundle's last tree, whose paths this tree has in the same order, and the
+ * files that differ from it (`changed`), only their lines are made again.
+ */
+export function addBundleManifest(
+  tree: VirtualTree,
+  target: Target,
+  scope: ScopeId,
+  version: string,
+  capabilities: readonly ManifestCapability[] = [],
+  profile?: string,
+  delta?: { last: ManifestParts | undefined; changed: readonly string[]; keep: (parts: ManifestParts) => void },
+): VirtualTree {
   if (tree.has(MANIFEST_FILE) || tree.has(README_FILE)) throw new Error(`internal: a bundle file is emitted at ${MANIFEST_FILE} or ${README_FILE}`);
-  const entries = sortedEntries(tree);
-  const files: ManifestFile[] = [];
-  const lines: string[] = [];
-  for (const [path, file] of entries) {
-    const entry = manifestEntry(path, file);
-    files.push(entry.file);
-    lines.push(entry.line);
+  const head = manifestWith([], target, scope, version, capabilities, profile);
+  const headText = delta ? JSON.stringify(head) : '';
+  const last = delta?.last?.head === headText && delta.last.places.size === tree.size ? delta.last : undefined;
+  const entries = last ? [...tree] : sortedEntries(tree);
+  let files: ManifestFile[];
+  let lines: string[];
+  let places: ReadonlyMap<string, number>;
+  if (last) {
+    files = [...last.files];
+    lines = [...last.lines];
+    places = last.places;
+    for (const path of delta!.changed) {
+      const at = places.get(path);
+      if (at === undefined) throw new Error(`internal: a delta's file ${path} was not in its last manifest`);
+      const entry = manifestEntry(path, tree.get(path)!);
+      files[at] = entry.file;
+      lines[at] = entry.line;
+    }
+  } else {
+    files = [];
+    lines = [];
+    for (const [path, file] of entries) {
+      const entry = manifestEntry(path, file);
+      files.push(entry.file);
+      lines.push(entry.line);
+    }
+    places = delta ? new Map(entries.map(([path], index) => [path, index])) : new Map();
   }
-  const manifest = manifestWith(files, target, scope, version, capabilities, profile);
+  const manifest: BundleManifest = { ...head, files };
+  const top = manifestTop(manifest);
+  const text = manifestText(manifest, lines, top);
+  const readme = readmeText(manifest);
+  const manifestFile: TreeFile = { contents: text };
+  // The top's lines, the `"files": [` line, then one line per file.
+  const firstLine = top.split('\n').length + 2;
+  const lastLeaks = last?.manifest.facts?.leaks;
+  if (last && lastLeaks) {
+    // The lines of files that did not change are the last manifest's, and so are their leak hits: the check scans the rest.
+    const rescan = new Set(delta!.changed.map((path) => firstLine + places.get(path)!));
+    manifestFile.facts = { leaksBeside: { hits: lastLeaks.filter((hit) => !rescan.has(hit.line)), lines: [...rescan] } };
+  }
+  const readmeFile: TreeFile = last && last.readme.contents === readme ? last.readme : { contents: readme };
+  delta?.keep({ head: headText, places, files, lines, manifest: manifestFile, readme: readmeFile });
   const added = (
     [
-      [MANIFEST_FILE, { contents: manifestText(manifest, lines) }],
-      [README_FILE, { contents: readmeText(manifest) }],
+      [MANIFEST_FILE, manifestFile],
+      [README_FILE, readmeFile],
     ] satisfies [string, TreeFile][]
   ).sort(([a], [b]) => compareText(a, b));
   // Merged into the sorted entries in one pass.

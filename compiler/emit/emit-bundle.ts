@@ -17,9 +17,10 @@ import { composeString, composeText } from '../compose/compose-text.ts';
 import { rewriteRoot } from '../compose/rewrite-root.ts';
 import { routedCommands, routerReads } from './nest-routers.ts';
 import { hookFiles, hookFormat, runtimeHooks } from './hook-formats.ts';
-import { addBundleManifest, digestOf } from './bundle-manifest.ts';
+import { addBundleManifest, digestOf, type ManifestParts } from './bundle-manifest.ts';
 import { contentDigest } from './content-facts.ts';
-import { nodeDigest, type BundleDelta, type EmissionShape, type UnitReuse } from './render-units.ts';
+import { nodeDigest } from '../ir/node-digest.ts';
+import type { BundleDelta, EmissionShape, UnitReuse } from './render-units.ts';
 import { BUNDLE_FACTS_FILE } from '../../source/runtime/core/bundle-facts.ts';
 import { bundleFactsText } from './bundle-facts.ts';
 import { CONFIG_MERGE_FORMATS } from '../targets/landing-policy.ts';
@@ -243,7 +244,9 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     const files = capabilityFiles(c, ir, body, scope.hooks ? (hook) => at(scope.hooks!.scripts, { file: hookScriptName(hook) }) : null, hooks);
     return { id: c.id, version: c.version, origin: c.origin, source: c.source, digest: c.digest, hooks: c.own.hooks.length > 0, files };
   });
-  return addBundleManifest(body, target, scopeId, version, capabilities, profile);
+  // Kept shapes keep the manifest's parts too; a delta makes its manifest from the last one's.
+  const manifestDelta = shape ? { last: delta?.last.manifest, changed: delta ? [...fresh.keys()] : [], keep: (parts: ManifestParts) => (shape.manifest = parts) } : undefined;
+  return addBundleManifest(body, target, scopeId, version, capabilities, profile, manifestDelta);
 }
 
 /**

@@ -5,8 +5,7 @@
 // the unit's own input: the compiler, every target definition, the scope, the
 // version, the layout's exemptions) with the unit's kind, place and input:
 // the salt is stored once per bundle, and units of another salt are not read.
-import { hashParts } from '../cache/build-cache.ts';
-import type { IrNode } from '../ir/types.ts';
+import type { ManifestParts } from './bundle-manifest.ts';
 import type { FileFacts, VirtualTree } from './virtual-tree.ts';
 
 /** A file the last build rendered for a unit, as the next build takes it back: no bytes, every fact. */
@@ -43,6 +42,8 @@ export interface LastEmission {
   keysByNode: ReadonlyMap<string, string[]>;
   /** The files emitted outside units (section manifest, VERSION, hook and config files, listings), in order. */
   putPaths: readonly string[];
+  /** What its manifest was made of (bundle-manifest.ts). */
+  manifest?: ManifestParts;
 }
 
 /** A build on top of a last emission: the nodes whose units are keyed and rendered again (their inputs may have changed). */
@@ -59,22 +60,5 @@ export interface EmissionShape {
   changed?: string[] | null;
   /** A delta's tree without its manifest and README: the last emission's with the files emitted anew laid over it. */
   body?: VirtualTree;
-}
-
-const nodeDigests = new WeakMap<IrNode, string>();
-
-/**
- * A digest of everything rendering reads from a node: its text and what the
- * loader found in it (spans, markers, passages, dropped lines, frontmatter),
- * so two nodes with one digest render to the same bytes in the same bundle.
- */
-export function nodeDigest(node: IrNode): string {
-  let digest = nodeDigests.get(node);
-  if (digest === undefined) {
-    const { id, kind, path, name, variant, router, text, body, markerLines, onlyBlocks, droppedLines, spans, frontmatter } = node;
-    const read = { id, kind, path, name, variant, router, body, markerLines, onlyBlocks, droppedLines, spans, data: frontmatter?.data ?? null };
-    digest = hashParts([JSON.stringify(read), text]);
-    nodeDigests.set(node, digest);
-  }
-  return digest;
+  manifest?: ManifestParts;
 }

@@ -15,6 +15,7 @@ import { parseLoopPoints } from './parse-loop-points.ts';
 import { scanLines } from './scan-lines.ts';
 import type { SourceFile } from './read-source-tree.ts';
 import { contentDigest } from '../emit/content-facts.ts';
+import { knownNodeDigest, nodeDigest } from '../ir/node-digest.ts';
 
 /** Kinds whose frontmatter is metadata; a template's frontmatter is example text. */
 const FRONTMATTER_KINDS: ReadonlySet<NodeKind> = new Set(['command', 'agent']);
@@ -53,8 +54,11 @@ export interface NodeMemo {
 }
 
 interface MemoEntry {
+  /** The node as linking finds it: its variant already in its id. */
   node: IrNode;
   diagnostics: Diagnostic[];
+  /** nodeDigest(node), taken when it was built. */
+  digest: string;
 }
 
 export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary, layout: Layout, options: BuildIrOptions = {}): BuildIrResult {
@@ -83,6 +87,8 @@ export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary
       } catch {
         entry = null;
       }
+      // A stored entry is input like any other: one of another shape is built again.
+      if (entry !== null && (typeof entry !== 'object' || typeof entry.digest !== 'string' || typeof entry.node !== 'object' || entry.node === null || !Array.isArray(entry.diagnostics))) entry = null;
     }
     if (!entry) {
       const decoded = decodeUtf8(file);
@@ -92,17 +98,18 @@ export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary
       }
       const found: Diagnostic[] = [];
       const built = buildNode(file.path, classified.kind, classified.name, classified.parent, decoded.text, vocabulary, found, layout.routerPrefix, layout.payload, options.outline ?? false);
-      entry = { node: built, diagnostics: found };
+      if (classified.variant) {
+        built.id = `${built.id}.${classified.variant}`;
+        built.variant = classified.variant;
+      }
+      entry = { node: built, diagnostics: found, digest: nodeDigest(built) };
       memo?.next.set(key, serialize(entry));
     } else {
       memo!.next.set(key, stored!);
+      knownNodeDigest(entry.node, entry.digest);
     }
     const node = entry.node;
     diagnostics.push(...entry.diagnostics);
-    if (classified.variant) {
-      node.id = `${node.id}.${classified.variant}`;
-      node.variant = classified.variant;
-    }
     nodes.push(node);
   }
   nodes.sort((a, b) => compareText(a.id, b.id));

@@ -127,6 +127,10 @@ function residentFrom(run: ReturnType<typeof emitBundles>): UnitSource {
 units('should emit in a resident build only what changed since the last emission, the same trees and findings as a whole emit', async () => {
   const box = miniSandbox();
   writeFileSync(path.join(box.source, 'gsd-core/references/notes.md'), '# Notes\n\nSee ~/.codex/gsd-core/workflows/x.md.\n');
+  // A file whose path names Claude Code's root: every other runtime's manifest names it too (a delta's manifest keeps the
+  // hits of the lines it did not change and scans the others).
+  const oddName = 'gsd-core/references/a .claude b.md';
+  writeFileSync(path.join(box.source, oddName), '# Odd\n\nIts name is the finding.\n');
   // A router: where a runtime nests routed commands (a namespace), other lives under it.
   const router = (requires: string) => `---\nname: gsd:ns-route\ndescription: "Routes to the other command"\nallowed-tools:\n  - Read\n${requires}---\nRoutes /gsd-other.\n`;
   writeFileSync(path.join(box.source, 'commands/gsd/ns-route.md'), router('requires:\n  - other\n'));
@@ -151,8 +155,14 @@ units('should emit in a resident build only what changed since the last emission
     last = run;
     return run;
   };
+  const manifestHits = (run: ReturnType<typeof emitBundles>) => run.diagnostics.filter((d) => d.code === 'emit-foreign-path' && d.file.endsWith(`/${MANIFEST_FILE}`));
+  const hitsBefore = manifestHits(last);
+  assert.ok(hitsBefore.length > 0, 'a manifest names a foreign root');
+  const oddEdited = await step('the file with the odd name edited: its manifest line is scanned again', oddName, '# Odd\n\nIts name is still the finding.\n', 'delta');
+  assert.equal(manifestHits(oddEdited), hitsBefore);
   const edited = await step('reference edited, its leak gone', 'gsd-core/references/notes.md', '# Notes\n\nNo foreign root now.\n', 'delta');
-  assert.not.ok(edited.diagnostics.some((d) => d.code === 'emit-foreign-path'));
+  assert.not.ok(edited.diagnostics.some((d) => d.code === 'emit-foreign-path' && d.file.endsWith('/notes.md')));
+  assert.equal(manifestHits(edited), hitsBefore, 'the manifests still name the odd file');
   // Only the edited reference, each manifest and README are written.
   for (const key of edited.deltas) assert.equal(edited.changedFiles.get(key)!.filter((file) => file !== MANIFEST_FILE && file !== 'README.txt').length, 1, key);
   await step('command body edited', 'commands/gsd/other.md', '---\nname: gsd:other\ndescription: "The other command"\nallowed-tools:\n  - Read\n---\nRead ~/.claude/gsd-core/references/notes.md twice.\n', 'delta');

@@ -41,6 +41,16 @@ watchSuite('should rebuild on an edit, print a diagnostic and keep the last good
     assert.is(readFileSync(reference, 'utf8'), '# Notes\n\nEdited while watching.\n');
     assert.match(stdout.split('\n').filter((line) => line.startsWith('built '))[1]!, /\(\d+ written\)/);
 
+    // A hand edit in the output, then an edit of another source: the check of the output (started at the change, while
+    // the rebuild waits for quiet) finds the hand edit, and the rebuild writes that file again too.
+    const shipped = path.join(box.out, 'claude/global/.claude/gsd-core/workflows/demo.md');
+    const asBuilt = readFileSync(shipped, 'utf8');
+    writeFileSync(shipped, 'Edited by hand.\n');
+    writeFileSync(path.join(box.source, 'gsd-core/references/notes.md'), '# Notes\n\nEdited again.\n');
+    await until('a rebuild after the second edit', () => builds() === 3);
+    assert.is(readFileSync(shipped, 'utf8'), asBuilt);
+    assert.is(readFileSync(reference, 'utf8'), '# Notes\n\nEdited again.\n');
+
     const good = snapshotTree(box.out);
     const workflow = path.join(box.source, 'gsd-core/workflows/demo.md');
     writeFileSync(workflow, `${readFileSync(workflow, 'utf8')}<!-- gsd:section id="x" when="flag:--nope" -->\ny\n<!-- /gsd:section -->\n`);
@@ -50,8 +60,8 @@ watchSuite('should rebuild on an edit, print a diagnostic and keep the last good
 
     // Mended: the rebuild after it writes nothing, as the output already holds what it renders.
     writeFileSync(workflow, readFileSync(workflow, 'utf8').replace(/<!-- gsd:section id="x"[^]*$/, ''));
-    await until('a rebuild after the mend', () => builds() === 3);
-    assert.match(stdout.split('\n').filter((line) => line.startsWith('built '))[2]!, /\(0 written\)/);
+    await until('a rebuild after the mend', () => builds() === 4);
+    assert.match(stdout.split('\n').filter((line) => line.startsWith('built '))[3]!, /\(0 written\)/);
   } finally {
     child.kill('SIGINT');
   }

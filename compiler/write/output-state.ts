@@ -6,7 +6,7 @@
 // bundle is written afresh.
 import { Worker } from 'node:worker_threads';
 import { readdir as readFolder, rm, rmdir } from 'node:fs/promises';
-import { chmodSync, lstatSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fchmodSync, fstatSync, openSync, renameSync, rmSync, writeFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { digestOf } from '../emit/bundle-manifest.ts';
@@ -104,11 +104,12 @@ function matches(root, listing, settledBefore) {
     const expected = record.get(child);
     if (!expected) return false;
     fileCount += 1;
-    const stats = fs.lstatSync(path.join(root, child), { throwIfNoEntry: false });
+    // Joined by hand: the record's paths are relative, '/'-separated and normal (path.join's normalising was a third of the check).
+    const stats = fs.lstatSync(root + '/' + child, { throwIfNoEntry: false });
     return !!stats && stats.isFile() && stats.size === expected[0] && (stats.mode & 0o777) === expected[1] && stats.mtimeMs === expected[2];
   };
   const walk = (relative) => {
-    const full = relative ? path.join(root, relative) : root;
+    const full = relative ? root + '/' + relative : root;
     if (settledBefore !== null) {
       const stats = fs.lstatSync(full, { bigint: true, throwIfNoEntry: false });
       if (!stats || !stats.isDirectory()) return false;
@@ -401,14 +402,22 @@ async function updateBundles(
       makeDirectorySync(path.dirname(target));
       const temporary = path.join(path.dirname(target), `.${path.basename(target)}.tmp-${process.pid}`);
       const mode = entry.executable ? EXECUTABLE_MODE : FILE_MODE;
+      let stats: Stats;
       try {
-        writeFileSync(temporary, entry.contents, { mode });
-        if ((mode & UMASK) !== 0) chmodSync(temporary, mode);
+        const fd = openSync(temporary, 'w', mode);
+        try {
+          writeFileSync(fd, entry.contents);
+          if ((mode & UMASK) !== 0) fchmodSync(fd, mode);
+          // The temporary's stats are the file's: a rename changes neither its size, its mode nor its mtime.
+          stats = fstatSync(fd);
+        } finally {
+          closeSync(fd);
+        }
         renameSync(temporary, target);
-      } finally {
+      } catch (error) {
         rmSync(temporary, { force: true });
+        throw error;
       }
-      const stats = lstatSync(target);
       next[file] = [digestOf(entry), stats.size, stats.mode & 0o777, stats.mtimeMs];
     }
     written += changed.length;
