@@ -1,4 +1,5 @@
 // gsd-build [build] and gsd-build watch.
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { bundleKey, emitBundles } from '../pipeline.ts';
 import { layoutNames } from '../load/layout.ts';
@@ -168,7 +169,9 @@ export function startDiskCheck(values: ParsedValues<typeof BUILD_OPTIONS>): Disk
   const outRoot = values.out ?? 'dist';
   const cacheDir = values['no-cache'] ? null : path.resolve(values.cache ?? defaultCacheDir());
   const previous = cacheDir ? readOutputState(cacheDir, outRoot) : null;
-  const checker = cacheDir ? residentMemo(`disk-checker ${path.resolve(outRoot)}`, () => new DiskChecker({ keepFolderStamps: true }), (kept) => void kept.stop()) : null;
+  // Kept by a resident process (watch), whose checks run while it waits for quiet (runWatch): a thread per core, up to
+  // four, shares them. Any other build makes one thread for its check alone (checkBundlesOnDisk), beside its compile.
+  const checker = cacheDir ? residentMemo(`disk-checker ${path.resolve(outRoot)}`, () => new DiskChecker({ keepFolderStamps: true, threads: Math.min(4, availableParallelism()) }), (kept) => void kept.stop()) : null;
   const check = previous ? checkBundlesOnDisk(outRoot, selectedRecords(previous.bundles, values), checker ?? undefined) : { all: Promise.resolve(new Set<string>()), each: new Map<string, Promise<boolean>>() };
   return { previous, checker, check };
 }

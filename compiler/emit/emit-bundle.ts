@@ -72,6 +72,14 @@ function templateEngine(): typeof HandlebarsModule {
   return (handlebars ??= createRequire(import.meta.url)('handlebars') as typeof HandlebarsModule);
 }
 
+/** Each IR's section manifest, the same text in every bundle of a build: made once. */
+const sectionManifests = new WeakMap<CorpusIr, string>();
+function sectionManifestText(ir: CorpusIr): string {
+  let text = sectionManifests.get(ir);
+  if (text === undefined) sectionManifests.set(ir, (text = `${JSON.stringify(buildSectionManifest(ir.nodes, ir.payload ?? DEFAULT_PAYLOAD, inlineSections(ir.composition)), null, 2)}\n`));
+  return text;
+}
+
 /** Node kinds shipped (rendered) under {root}/<payload>/ (gsd-core/ unless the layout names another). */
 const PAYLOAD_KINDS = new Set(['workflow', 'step', 'mode', 'reference', 'template']);
 
@@ -202,7 +210,7 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
       ], node);
     }
   }
-  put(at(`{root}/${payload}/workflows/section-manifest.json`), `${JSON.stringify(buildSectionManifest(ir.nodes, payload, inlineSections(ir.composition)), null, 2)}\n`);
+  put(at(`{root}/${payload}/workflows/section-manifest.json`), sectionManifestText(ir));
   put(at(`{root}/${payload}/VERSION`), `${version}\n`);
   const capabilityList = capabilityListText(ir);
   if (capabilityList !== null) put(at(`{root}/${CAPABILITY_LIST_FILE}`), capabilityList);

@@ -44,7 +44,7 @@ export interface BuildIrOptions {
  * A node depends only on its file's bytes, where the layout places it and
  * the parse settings; `salt` hashes the settings (and the compiler's
  * fingerprint), each key adds the file. Entries are serialised nodes with
- * their diagnostics, so a reused node is a fresh copy that linking may mutate.
+ * their diagnostics, digest included (read back once per bytes: readBack).
  */
 export interface NodeMemo {
   salt: string;
@@ -52,6 +52,14 @@ export interface NodeMemo {
   /** Filled with the entries this build used: the next run's `previous`. */
   next: Map<string, Uint8Array>;
 }
+
+/**
+ * Memo entries as read back, by their stored bytes: a resident build (watch)
+ * keeps the bytes of an unchanged file's entry from one rebuild to the next,
+ * and takes its node as the last build left it instead of deserialising it
+ * again. Linking sets what it adds (children, each edge's target) anew.
+ */
+const readBack = new WeakMap<Uint8Array, MemoEntry>();
 
 interface MemoEntry {
   /** The node as linking finds it: its variant already in its id. */
@@ -80,8 +88,8 @@ export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary
     // The file by its digest: taken once per bytes (a resident build's unchanged file is the same bytes: read-source-tree.ts).
     const key = memo ? hashParts([memo.salt, layout.payload, file.path, classified.kind, classified.name, classified.parent ?? '', contentDigest(file.bytes)]) : '';
     const stored = memo?.previous.get(key);
-    let entry: MemoEntry | null = null;
-    if (stored) {
+    let entry: MemoEntry | null = stored ? (readBack.get(stored) ?? null) : null;
+    if (stored && !entry) {
       try {
         entry = deserialize(stored) as MemoEntry;
       } catch {
@@ -89,6 +97,7 @@ export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary
       }
       // A stored entry is input like any other: one of another shape is built again.
       if (entry !== null && (typeof entry !== 'object' || typeof entry.digest !== 'string' || typeof entry.node !== 'object' || entry.node === null || !Array.isArray(entry.diagnostics))) entry = null;
+      if (entry) readBack.set(stored, entry);
     }
     if (!entry) {
       const decoded = decodeUtf8(file);
@@ -103,7 +112,11 @@ export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary
         built.variant = classified.variant;
       }
       entry = { node: built, diagnostics: found, digest: nodeDigest(built) };
-      memo?.next.set(key, serialize(entry));
+      if (memo) {
+        const bytes = serialize(entry);
+        memo.next.set(key, bytes);
+        readBack.set(bytes, entry);
+      }
     } else {
       memo!.next.set(key, stored!);
       knownNodeDigest(entry.node, entry.digest);
@@ -236,6 +249,8 @@ function requiresEdges(frontmatter: Frontmatter | null, data: Record<string, unk
 
 function linkChildren(nodes: IrNode[]): void {
   const byId = new Map(nodes.map((node) => [node.id, node]));
+  // A node read back from the memo may carry the children the last build linked.
+  for (const node of nodes) delete node.children;
   for (const node of nodes) {
     if (!node.parent) continue;
     const parent = byId.get(node.parent);
@@ -261,6 +276,7 @@ function resolveEdges(nodes: IrNode[], assets: ReadonlySet<string>, external: re
   };
   for (const node of nodes) {
     for (const edge of node.edges) {
+      // A node read back from the memo was linked with the same patterns (the layout is in its key).
       if (external.some((pattern) => pattern.test(edge.target))) edge.external = true;
       edge.resolved = resolveEdge(edge, context);
     }

@@ -142,4 +142,42 @@ state('should find every change with a kept checker, which lists a folder again 
   }
 });
 
+state('should check each bundle on one of its threads, each answer its own, and patch the thread that holds it', async () => {
+  const out = temporaryDir('output-state');
+  const keys = ['a/global', 'a/local', 'b/global', 'b/local', 'c/global'];
+  const { records } = await writeBundles(out, new Map(keys.map((key) => [key, TREE])), {});
+  // Two bundles share a file only as links of one inode: give each bundle its own, so a change stays in its bundle.
+  for (const key of keys) {
+    const file = path.join(out, key, 'README.txt');
+    const text = readFileSync(file, 'utf8');
+    rmSync(file);
+    writeFileSync(file, text);
+    records[key]!['README.txt'] = [records[key]!['README.txt']![0], lstatSync(file).size, lstatSync(file).mode & 0o777, lstatSync(file).mtimeMs];
+  }
+  const checker = new DiskChecker({ keepFolderStamps: true, settledMs: 0, threads: 3 });
+  try {
+    const first = checker.checkEach(out, records);
+    assert.equal([...(await first.all)].sort(), keys);
+    for (const key of keys) assert.is(await first.each.get(key), true, key);
+    // A change in two bundles, on different threads: only they are found changed, by their own answers.
+    appendFileSync(path.join(out, 'a/local/README.txt'), 'by hand\n');
+    rmSync(path.join(out, 'c/global/skills/gsd-b/SKILL.md'));
+    const second = checker.checkEach(out, records);
+    assert.equal([...(await second.all)].sort(), ['a/global', 'b/global', 'b/local']);
+    for (const key of keys) assert.is(await second.each.get(key), !['a/local', 'c/global'].includes(key), key);
+    // An update in place, sent as a patch to the thread that holds the bundle (not the first): the next check finds it as recorded.
+    const file = path.join(out, 'b/global/skills/gsd-a/SKILL.md');
+    rmSync(file);
+    writeFileSync(file, '# A, updated\n');
+    const stats = lstatSync(file);
+    const updated: BundleRecord = { ...records['b/global']!, 'skills/gsd-a/SKILL.md': ['digest', stats.size, stats.mode & 0o777, stats.mtimeMs] };
+    checker.updated('b/global', records['b/global']!, updated, { 'skills/gsd-a/SKILL.md': updated['skills/gsd-a/SKILL.md']! });
+    const third = await checker.check(out, { ...records, 'b/global': updated });
+    assert.equal([...third].sort(), ['a/global', 'b/global', 'b/local']);
+  } finally {
+    await checker.stop();
+  }
+  rmSync(out, { recursive: true, force: true });
+});
+
 state.run();

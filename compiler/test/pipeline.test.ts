@@ -8,7 +8,8 @@ import { parse as parseToml } from 'smol-toml';
 import { Ajv } from 'ajv';
 import { allBundles, compile, emitBundles, REPO_ROOT, type Compiled } from '../pipeline.ts';
 import { composeText } from '../compose/compose-text.ts';
-import { buildIr } from '../load/build-ir.ts';
+import { buildIr, type NodeMemo } from '../load/build-ir.ts';
+import { readSourceTree } from '../load/read-source-tree.ts';
 import { DEFAULT_LAYOUT, loadLayout } from '../load/layout.ts';
 import { FROZEN_WHEN, whenVocabulary } from '../pipeline.ts';
 import { WHEN_PREDICATES } from '../../source/runtime/init/sections.ts';
@@ -82,6 +83,23 @@ pipeline('should keep CRLF, a BOM and a missing final newline in the IR exactly'
   assert.is(node.bom, true);
   assert.is('\uFEFF' + node.text, original);
   assert.is(node.bytes, Buffer.byteLength(original.slice(1).replace(/\r\n/g, '\n')));
+});
+
+pipeline('should link the nodes a resident build reads back from the memo as it links nodes built anew', async () => {
+  const layout = loadLayout(DEFAULT_LAYOUT);
+  const all = await readSourceTree(path.join(REPO_ROOT, 'source'));
+  // Without a step file (its workflow loses a child) and a reference (the edges naming it resolve to nothing).
+  const step = 'gsd-core/workflows/new-milestone/steps/reset-phase-numbers.md';
+  const reference = 'gsd-core/references/ui-brand.md';
+  assert.ok(all.some((file) => file.path === step) && all.some((file) => file.path === reference));
+  const fewer = all.filter((file) => file.path !== step && file.path !== reference);
+  const irJson = (files: typeof all, memo?: NodeMemo) => JSON.stringify(buildIr(files, FROZEN_WHEN, layout, memo ? { memo } : {}).ir);
+  // Each memo's `previous` is the last one's `next`: the same bytes, whose entries are read back as the last build left them.
+  let memo: NodeMemo = { salt: 'resident', previous: new Map(), next: new Map() };
+  for (const [what, files] of [['all', all], ['fewer', fewer], ['all again', all], ['all once more', all]] as const) {
+    assert.is(irJson(files, memo), irJson(files), what);
+    memo = { salt: 'resident', previous: memo.next, next: new Map() };
+  }
 });
 
 pipeline('should emit a document without markers byte-identical before runtime rewrites', () => {

@@ -186,24 +186,34 @@ function diskListing(record: BundleRecord): string {
 }
 
 /**
- * The disk check's thread (DISK_CHECK) and what it holds: for each bundle, the
- * record whose listing it has. A build in a resident process (watch) keeps one
- * for every rebuild, so a check sends only the listings it does not hold
- * (after an update in place, the thread has the update's patch instead); any
- * other build makes one for its check alone.
+ * The disk check's threads (DISK_CHECK) and what they hold: for each bundle,
+ * the record whose listing its thread has. A build in a resident process
+ * (watch) keeps one for every rebuild, so a check sends only the listings its
+ * threads do not hold (after an update in place, the thread has the update's
+ * patch instead); any other build makes one for its check alone. Each bundle
+ * is checked by one thread, always the same one.
  */
 export class DiskChecker {
   /**
    * A checker kept for many checks (`keepFolderStamps`: a resident build) keeps
    * each folder's stamp once it has settled (settledMs) and lists a folder again
    * only when its stamp changed; one for a single check lists every folder.
+   * `threads` (default 1) share the bundles: more than one pays where nothing
+   * else runs beside the check (watch checks while it waits for quiet).
    */
-  constructor(private readonly options: { keepFolderStamps?: boolean; settledMs?: number } = {}) {}
+  constructor(private readonly options: { keepFolderStamps?: boolean; settledMs?: number; threads?: number } = {}) {
+    this.workers = new Array<Worker | null>(Math.max(1, options.threads ?? 1)).fill(null);
+  }
 
-  private worker: Worker | null = null;
+  private readonly workers: (Worker | null)[];
+  /** Bundle key → the thread that checks it. */
+  private readonly owners = new Map<string, number>();
   private readonly held = new Map<string, BundleRecord>();
   private next = 0;
-  private readonly waiting = new Map<number, { done: () => void; each: Map<string, (ok: boolean) => void> }>();
+  /** Check id → its answers to give, and how many threads have yet to finish it. */
+  private readonly waiting = new Map<number, { done: () => void; each: Map<string, (ok: boolean) => void>; threads: number }>();
+  /** Each thread's checks under way. */
+  private readonly outstanding = new Map<Worker, number>();
 
   /**
    * The keys of the bundles whose folder `<outRoot>/<key>` is exactly what its
@@ -215,48 +225,58 @@ export class DiskChecker {
 
   /** check, with each bundle's answer as soon as it is known (`each`: key → whether it is on disk as recorded). */
   checkEach(outRoot: string, records: Readonly<Record<string, BundleRecord>>): { all: Promise<Set<string>>; each: Map<string, Promise<boolean>> } {
-    const bundles = Object.entries(records).map(([key, record]) => {
+    const shares = new Map<number, { key: string; listing?: string }[]>();
+    for (const [key, record] of Object.entries(records)) {
       const job = this.held.get(key) === record ? { key } : { key, listing: diskListing(record) };
       this.held.set(key, record);
-      return job;
-    });
+      const owner = this.ownerOf(key);
+      const share = shares.get(owner);
+      if (share) share.push(job);
+      else shares.set(owner, [job]);
+    }
     const each = new Map<string, Promise<boolean>>();
     const trusted = new Set<string>();
     // Each bundle's answer, given once: the thread's, or false when it never came (a thread lost).
     const pending = new Map<string, (ok: boolean) => void>();
-    for (const { key } of bundles) {
-      each.set(key, new Promise((resolve) => pending.set(key, (ok) => {
-        pending.delete(key);
-        if (ok) trusted.add(key);
-        resolve(ok);
-      })));
+    for (const share of shares.values()) {
+      for (const { key } of share) {
+        each.set(key, new Promise((resolve) => pending.set(key, (ok) => {
+          pending.delete(key);
+          if (ok) trusted.add(key);
+          resolve(ok);
+        })));
+      }
     }
-    if (bundles.length === 0) return { all: Promise.resolve(trusted), each };
+    if (shares.size === 0) return { all: Promise.resolve(trusted), each };
     const id = (this.next += 1);
     const all = new Promise<Set<string>>((resolve) => {
       const done = () => {
         for (const answer of [...pending.values()]) answer(false);
         resolve(trusted);
       };
-      this.waiting.set(id, { done, each: pending });
-      const thread = this.thread();
-      // Kept alive while a check is under way, and only then.
-      thread.ref();
+      this.waiting.set(id, { done, each: pending, threads: shares.size });
       const settledBefore = this.options.keepFolderStamps ? Date.now() - (this.options.settledMs ?? SETTLED_MS) : null;
-      thread.postMessage({ id, outRoot: path.resolve(outRoot), bundles, settledBefore });
+      for (const [owner, bundles] of shares) {
+        const thread = this.thread(owner);
+        // Kept alive while a check of it is under way, and only then.
+        this.outstanding.set(thread, (this.outstanding.get(thread) ?? 0) + 1);
+        thread.ref();
+        thread.postMessage({ id, outRoot: path.resolve(outRoot), bundles, settledBefore });
+      }
     });
     return { all, each };
   }
 
   /** After an update in place: `record` replaced `base` by `changes` (null: a file removed); without the base held, the next check sends it whole. */
   updated(key: string, base: BundleRecord, record: BundleRecord, changes: Record<string, BundleRecord[string] | null>): void {
-    if (this.held.get(key) !== base || !this.worker) {
+    const worker = this.workers[this.ownerOf(key)];
+    if (this.held.get(key) !== base || !worker) {
       this.held.delete(key);
       return;
     }
     this.held.set(key, record);
     const patch = Object.entries(changes).map(([file, entry]) => [file, entry === null ? null : [entry[1], entry[2], entry[3]]]);
-    this.worker.postMessage({ patches: [[key, patch]] });
+    worker.postMessage({ patches: [[key, patch]] });
   }
 
   /** Forgets a bundle (written whole, or not written at all): its next check sends its listing. */
@@ -264,12 +284,19 @@ export class DiskChecker {
     this.held.delete(key);
   }
 
-  stop(): Promise<number> | undefined {
-    const running = this.worker;
-    this.worker = null;
+  stop(): Promise<unknown> | undefined {
+    const running = this.workers.filter((worker): worker is Worker => worker !== null);
+    this.workers.fill(null);
+    this.outstanding.clear();
     this.held.clear();
     this.failAll();
-    return running?.terminate();
+    return running.length > 0 ? Promise.all(running.map((worker) => worker.terminate())) : undefined;
+  }
+
+  private ownerOf(key: string): number {
+    let owner = this.owners.get(key);
+    if (owner === undefined) this.owners.set(key, (owner = this.owners.size % this.workers.length));
+    return owner;
   }
 
   private failAll(): void {
@@ -277,8 +304,9 @@ export class DiskChecker {
     this.waiting.clear();
   }
 
-  private thread(): Worker {
-    if (this.worker) return this.worker;
+  private thread(index: number): Worker {
+    const running = this.workers[index];
+    if (running) return running;
     const worker = new Worker(DISK_CHECK, { eval: true });
     worker.on('message', (reply: { id: number; key?: unknown; ok?: unknown }) => {
       const waiting = this.waiting.get(reply.id);
@@ -287,19 +315,22 @@ export class DiskChecker {
         waiting?.each.get(reply.key)?.(reply.ok === true);
         return;
       }
+      const left = (this.outstanding.get(worker) ?? 1) - 1;
+      this.outstanding.set(worker, left);
+      if (left === 0) worker.unref();
+      if (!waiting || (waiting.threads -= 1) > 0) return;
       this.waiting.delete(reply.id);
-      if (this.waiting.size === 0) worker.unref();
-      waiting?.done();
+      waiting.done();
     });
     const lost = () => {
-      // A thread that fails trusts nothing, now and for the listings it held.
-      if (this.worker === worker) this.worker = null;
+      // A thread that fails trusts nothing, now and for the listings any thread held.
+      if (this.workers[index] === worker) this.workers[index] = null;
       this.held.clear();
       this.failAll();
     };
     worker.on('error', lost);
     worker.on('exit', lost);
-    return (this.worker = worker);
+    return (this.workers[index] = worker);
   }
 }
 
