@@ -7,8 +7,9 @@
 //     bin/install.js;
 //   gsd-build on the same corpus: cold (empty cache, empty output), warm (no
 //     change) and after one edited file, each a fresh process; and gsd-build
-//     watch on it, one process rebuilding after each edit (timed from the
-//     write to its summary line, debounce included, and by its own figure);
+//     watch on it, one process rebuilding after each edit (after 3 untimed
+//     edits; timed from the write to its summary line, debounce included,
+//     and by its own figure);
 //   gsd-build on source/: cold and warm;
 //   scale: a synthetic corpus (scripts/gen-corpus.mjs) at 1×, 10×, 100× the size
 //     of source/, one bundle (claude/global), cold and after one edited file,
@@ -100,8 +101,11 @@ const fresh = (name) => {
 /** Appends a line to a file (a new one each run), the one-file edit. */
 const edit = (file, index) => appendFileSync(file, `\nEdited by the benchmark, run ${index} at ${process.hrtime.bigint()}.\n`);
 
+/** Edits a watch series makes, untimed, before the ones it times. */
+const WATCH_WARMUP_EDITS = 3;
+
 /**
- * gsd-build watch on a corpus: after its first build, `runs` edits of `file`,
+ * gsd-build watch on a corpus: after its first build and WATCH_WARMUP_EDITS untimed edits, `runs` edits of `file`,
  * each timed from the write to the summary line of the rebuild it caused
  * (which includes the watcher's debounce) and by the build's own figure.
  */
@@ -128,6 +132,14 @@ async function watchSeries(args, file) {
   const settle = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
   try {
     await nextBuild();
+    // Untimed edits first: a watch session's rebuilds after its first few (V8 compiles the rebuild's code as it runs
+    // hot), which is what a developer editing for a while gets.
+    for (let index = 0; index < WATCH_WARMUP_EDITS; index += 1) {
+      await settle(500);
+      const rebuilt = nextBuild();
+      edit(file, `warm-up ${index}`);
+      await rebuilt;
+    }
     const latency = [];
     const build = [];
     const loadBefore = load();
@@ -144,7 +156,7 @@ async function watchSeries(args, file) {
     const report = (label, samples) => {
       const sorted = [...samples].sort((a, b) => a - b);
       const median = sorted[Math.floor(sorted.length / 2)];
-      console.log(`${label.padEnd(44)} ${median.toFixed(0).padStart(7)} ms median of ${runs} (min ${sorted[0].toFixed(0)}, max ${sorted[sorted.length - 1].toFixed(0)}); load ${loadBefore} -> ${load()}`);
+      console.log(`${label.padEnd(44)} ${median.toFixed(0).padStart(7)} ms median of ${runs} (min ${sorted[0].toFixed(0)}, max ${sorted[sorted.length - 1].toFixed(0)}), after ${WATCH_WARMUP_EDITS} untimed edits; load ${loadBefore} -> ${load()}`);
       return median;
     };
     return {
