@@ -3,7 +3,7 @@
 // (sizes, value patterns, and text the runtime would rewrite).
 import { LineCounter, parseDocument, isMap, isPair, isScalar } from 'yaml';
 import { diagnostic, type Diagnostic } from '../diagnostics.ts';
-import { byteLengthOf, factsOf, renderedText, type LeakHit, type LimitHit, type TreeFile, type VirtualTree } from '../emit/virtual-tree.ts';
+import { byteLengthOf, factsOf, type LeakHit, type LimitHit, type TreeFile, type VirtualTree } from '../emit/virtual-tree.ts';
 import type { IrNode } from '../ir/types.ts';
 import type { Limit, Target, TargetScope } from '../targets/target-types.ts';
 import { escapeRegExp, literalFinder } from '../util/text.ts';
@@ -84,25 +84,17 @@ export function checkEmittedPaths(
 
 /**
  * leakHits of a file whose hits are known on every line but a few
- * (facts.leaksBeside): those lines are scanned, each alone (no hit spans a
- * line), and their hits moved to where the lines are.
+ * (facts.leaksBeside): each of those lines is scanned alone (no hit spans a
+ * line), and its hits moved to where it is.
  */
 function hitsBeside(file: TreeFile, roots: ForeignRoots, nodesByPath: ReadonlyMap<string, IrNode>, allowed: readonly RegExp[]): LeakHit[] {
   const { hits, lines } = file.facts!.leaksBeside!;
   delete file.facts!.leaksBeside;
-  const text = renderedText(file);
-  const wanted = new Set(lines);
   const found = [...hits];
-  for (let line = 1, start = 0; wanted.size > 0 && start <= text.length; line += 1) {
-    const end = text.indexOf('\n', start);
-    const stop = end === -1 ? text.length : end;
-    if (wanted.delete(line)) {
-      const alone: TreeFile = { contents: text.slice(start, stop) };
-      if (file.source !== undefined) alone.source = file.source;
-      for (const hit of leakHits(alone, roots, nodesByPath, allowed)) found.push({ ...hit, line });
-    }
-    if (end === -1) break;
-    start = end + 1;
+  for (const { line, text } of lines) {
+    const alone: TreeFile = { contents: text };
+    if (file.source !== undefined) alone.source = file.source;
+    for (const hit of leakHits(alone, roots, nodesByPath, allowed)) found.push({ ...hit, line });
   }
   // In text order, as a scan of the whole file finds them.
   return found.sort((a, b) => a.line - b.line);

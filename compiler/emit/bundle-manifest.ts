@@ -94,9 +94,20 @@ export function serializeManifest(manifest: BundleManifest): string {
   return manifestText(manifest, manifest.files.map(manifestLine));
 }
 
+/** What goes before each file's line in the manifest, and between two lines. */
+const LINE_INDENT = '    ';
+const LINE_BETWEEN = `,\n${LINE_INDENT}`;
+
 /** The manifest as serializeManifest writes it, its files' lines (manifestLine) given. */
 function manifestText(manifest: BundleManifest, lines: readonly string[], top = manifestTop(manifest)): string {
-  return `${top},\n  "files": [\n${lines.length > 0 ? `    ${lines.join(',\n    ')}` : ''}\n  ]\n}\n`;
+  return `${top},\n  "files": [\n${lines.length > 0 ? `${LINE_INDENT}${lines.join(LINE_BETWEEN)}` : ''}\n  ]\n}\n`;
+}
+
+/** Where each file's line starts in the manifest's text (manifestText), the first at `first`. */
+function lineStarts(first: number, lines: readonly string[]): number[] {
+  const starts = new Array<number>(lines.length);
+  for (let at = 0, offset = first; at < lines.length; offset += lines[at]!.length + LINE_BETWEEN.length, at += 1) starts[at] = offset;
+  return starts;
 }
 
 /** The manifest's text up to its files (manifestText), the last field's comma not yet written. */
@@ -186,6 +197,10 @@ export interface ManifestParts {
   places: ReadonlyMap<string, number>;
   files: readonly ManifestFile[];
   lines: readonly string[];
+  /** The manifest's text, where each file's line starts in it, and the line number of the first. */
+  text: string;
+  starts: readonly number[];
+  firstLine: number;
   manifest: TreeFile;
   readme: TreeFile;
 }
@@ -213,16 +228,39 @@ export function addBundleManifest(
   let files: ManifestFile[];
   let lines: string[];
   let places: ReadonlyMap<string, number>;
+  let text: string;
+  let starts: number[];
+  const manifestFile: TreeFile = { contents: '' };
   if (last) {
     files = [...last.files];
     lines = [...last.lines];
     places = last.places;
-    for (const path of delta!.changed) {
+    const changed = delta!.changed.map((path) => {
       const at = places.get(path);
       if (at === undefined) throw new Error(`internal: a delta's file ${path} was not in its last manifest`);
-      const entry = manifestEntry(path, tree.get(path)!);
+      return at;
+    });
+    changed.sort((a, b) => a - b);
+    // The last text with the changed files' lines put in: the rest is the same, so it is not joined again line by line.
+    const pieces: string[] = [];
+    let from = 0;
+    for (const at of changed) {
+      const entry = manifestEntry(entries[at]![0], entries[at]![1]);
       files[at] = entry.file;
       lines[at] = entry.line;
+      pieces.push(last.text.slice(from, last.starts[at]), entry.line);
+      from = last.starts[at]! + last.lines[at]!.length;
+    }
+    pieces.push(last.text.slice(from));
+    text = pieces.join('');
+    starts = lineStarts(last.starts[0]!, lines);
+    const lastLeaks = last.manifest.facts?.leaks;
+    if (lastLeaks) {
+      // The lines of files that did not change are the last manifest's, and so are their leak hits: the check scans the rest.
+      const firstLine = last.firstLine;
+      const rescan = new Set(changed.map((at) => firstLine + at));
+      const lineOf = (at: number) => text.slice(starts[at]! - LINE_INDENT.length, at + 1 < lines.length ? starts[at + 1]! - LINE_BETWEEN.length + 1 : starts[at]! + lines[at]!.length);
+      manifestFile.facts = { leaksBeside: { hits: lastLeaks.filter((hit) => !rescan.has(hit.line)), lines: changed.map((at) => ({ line: firstLine + at, text: lineOf(at) })) } };
     }
   } else {
     files = [];
@@ -233,22 +271,16 @@ export function addBundleManifest(
       lines.push(entry.line);
     }
     places = delta ? new Map(entries.map(([path], index) => [path, index])) : new Map();
+    const top = manifestTop({ ...head, files });
+    text = manifestText({ ...head, files }, lines, top);
+    starts = delta ? lineStarts(`${top},\n  "files": [\n${LINE_INDENT}`.length, lines) : [];
   }
+  manifestFile.contents = text;
   const manifest: BundleManifest = { ...head, files };
-  const top = manifestTop(manifest);
-  const text = manifestText(manifest, lines, top);
   const readme = readmeText(manifest);
-  const manifestFile: TreeFile = { contents: text };
-  // The top's lines, the `"files": [` line, then one line per file.
-  const firstLine = top.split('\n').length + 2;
-  const lastLeaks = last?.manifest.facts?.leaks;
-  if (last && lastLeaks) {
-    // The lines of files that did not change are the last manifest's, and so are their leak hits: the check scans the rest.
-    const rescan = new Set(delta!.changed.map((path) => firstLine + places.get(path)!));
-    manifestFile.facts = { leaksBeside: { hits: lastLeaks.filter((hit) => !rescan.has(hit.line)), lines: [...rescan] } };
-  }
   const readmeFile: TreeFile = last && last.readme.contents === readme ? last.readme : { contents: readme };
-  delta?.keep({ head: headText, places, files, lines, manifest: manifestFile, readme: readmeFile });
+  // The top's lines, the `"files": [` line, then one line per file.
+  delta?.keep({ head: headText, places, files, lines, text, starts, firstLine: last?.firstLine ?? text.slice(0, starts[0] ?? 0).split('\n').length, manifest: manifestFile, readme: readmeFile });
   const added = (
     [
       [MANIFEST_FILE, manifestFile],

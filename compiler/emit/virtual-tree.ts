@@ -52,8 +52,8 @@ export interface FileFacts {
   sha256?: string;
   bytes?: number;
   leaks?: LeakHit[];
-  /** Leak hits known on every line but `lines` (1-based), which the check scans (a manifest made from the last one). */
-  leaksBeside?: { hits: LeakHit[]; lines: number[] };
+  /** Leak hits known on every line but `lines` (each line's number, 1-based, and text), which the check scans (a manifest made from the last one). */
+  leaksBeside?: { hits: LeakHit[]; lines: { line: number; text: string }[] };
   limits?: LimitHit[];
   listed?: ListedFields;
 }
