@@ -1,7 +1,7 @@
 // An incremental build trusts a bundle folder only while it is exactly what
 // the last build recorded (write/output-state.ts bundlesOnDisk): any change
 // by hand or by another program there makes the next build write it whole.
-import { appendFileSync, chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bundlesOnDisk, DiskChecker, writeBundles, type BundleRecord } from '../write/output-state.ts';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
@@ -140,6 +140,25 @@ state('should find every change with a kept checker, which lists a folder again 
       await checker.stop();
     }
   }
+});
+
+state('should leave no descriptor open after an update in place, of the files it replaced or wrote', async () => {
+  if (!existsSync('/proc/self/fd')) return;
+  const { out, record } = await written();
+  const open = () => readdirSync('/proc/self/fd').length;
+  const before = open();
+  let records = { 't/global': record };
+  for (let round = 0; round < 5; round += 1) {
+    const edited: VirtualTree = new Map([...TREE, ['skills/gsd-a/SKILL.md', { contents: `# A, round ${round}\n` }], ['README.txt', { contents: `read me, round ${round}\n` }]]);
+    const result = await writeBundles(out, new Map([['t/global', edited]]), records);
+    assert.equal(Object.keys(result.changes['t/global'] ?? {}).sort(), ['README.txt', 'skills/gsd-a/SKILL.md'], 'updated in place');
+    records = { 't/global': result.records['t/global']! };
+  }
+  // The replaced files' descriptors close on libuv's threads: give them a moment.
+  for (let waited = 0; waited < 100 && open() > before; waited += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.is(open(), before);
+  assert.is(readFileSync(path.join(out, 't/global/README.txt'), 'utf8'), 'read me, round 4\n');
+  rmSync(out, { recursive: true, force: true });
 });
 
 state('should check each bundle on one of its threads, each answer its own, and patch the thread that holds it', async () => {

@@ -6,7 +6,7 @@
 // bundle is written afresh.
 import { Worker } from 'node:worker_threads';
 import { readdir as readFolder, rm, rmdir } from 'node:fs/promises';
-import { closeSync, fchmodSync, fstatSync, openSync, renameSync, rmSync, writeFileSync, type Stats } from 'node:fs';
+import { close, closeSync, constants, fchmodSync, fstatSync, openSync, renameSync, rmSync, writeFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { digestOf } from '../emit/bundle-manifest.ts';
@@ -354,6 +354,27 @@ export function checkBundlesOnDisk(outRoot: string, records: Readonly<Record<str
   return check;
 }
 
+/**
+ * An open descriptor of the file a rename is about to replace, or null: the
+ * rename then only moves names, and the file's blocks are freed as the
+ * descriptor closes, on one of libuv's threads (releaseReplaced), not in the
+ * rename on this one (a third to a half of an update's time, measured on
+ * ext4). Not on Windows, where a file held open may refuse the rename.
+ */
+function holdReplaced(file: string): number | null {
+  if (process.platform === 'win32') return null;
+  try {
+    return openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    return null;
+  }
+}
+
+function releaseReplaced(fd: number | null): void {
+  // Nothing waits for it: a close that fails has nothing left to undo.
+  if (fd !== null) close(fd, () => {});
+}
+
 export interface WrittenBundles {
   /** Each bundle's record, whole. */
   records: Record<string, BundleRecord>;
@@ -444,7 +465,12 @@ async function updateBundles(
         } finally {
           closeSync(fd);
         }
-        renameSync(temporary, target);
+        const replaced = holdReplaced(target);
+        try {
+          renameSync(temporary, target);
+        } finally {
+          releaseReplaced(replaced);
+        }
       } catch (error) {
         rmSync(temporary, { force: true });
         throw error;
