@@ -226,11 +226,27 @@ interface ParsedFrontmatter {
   lineCounter: LineCounter;
 }
 
+/**
+ * Frontmatter parsed, by its text: most bundles' files come in pairs with the
+ * same frontmatter (a target's two scopes), and the limits only read it.
+ * Emptied when it holds FRONTMATTER_MEMO_SIZE texts, so a long watch session
+ * keeps no more.
+ */
+const parsedFrontmatter = new Map<string, ParsedFrontmatter>();
+const FRONTMATTER_MEMO_SIZE = 20_000;
+
 function parseFrontmatter(text: string): ParsedFrontmatter | null {
   const match = /^---\n([\s\S]*?\n)---\n/.exec(text);
   if (!match) return null;
-  const lineCounter = new LineCounter();
-  return { document: parseDocument(match[1]!, { lineCounter }), lineCounter };
+  const yaml = match[1]!;
+  let parsed = parsedFrontmatter.get(yaml);
+  if (parsed === undefined) {
+    const lineCounter = new LineCounter();
+    parsed = { document: parseDocument(yaml, { lineCounter }), lineCounter };
+    if (parsedFrontmatter.size >= FRONTMATTER_MEMO_SIZE) parsedFrontmatter.clear();
+    parsedFrontmatter.set(yaml, parsed);
+  }
+  return parsed;
 }
 
 function valueOf(parsed: ParsedFrontmatter | null, key: string): { text: string; line: number; column: number } | null {
