@@ -230,11 +230,13 @@ export function addBundleManifest(
   let places: ReadonlyMap<string, number>;
   let text: string;
   let starts: number[];
+  let firstLine: number;
   const manifestFile: TreeFile = { contents: '' };
   if (last) {
     files = [...last.files];
     lines = [...last.lines];
     places = last.places;
+    firstLine = last.firstLine;
     const changed = delta!.changed.map((path) => {
       const at = places.get(path);
       if (at === undefined) throw new Error(`internal: a delta's file ${path} was not in its last manifest`);
@@ -256,8 +258,8 @@ export function addBundleManifest(
     starts = lineStarts(last.starts[0]!, lines);
     const lastLeaks = last.manifest.facts?.leaks;
     if (lastLeaks) {
-      // The lines of files that did not change are the last manifest's, and so are their leak hits: the check scans the rest.
-      const firstLine = last.firstLine;
+      // The lines of files that did not change are the last manifest's, and so are their leak hits: the check scans the
+      // rest, each line as the text has it (its indent, and its comma but on the last).
       const rescan = new Set(changed.map((at) => firstLine + at));
       const lineOf = (at: number) => text.slice(starts[at]! - LINE_INDENT.length, at + 1 < lines.length ? starts[at + 1]! - LINE_BETWEEN.length + 1 : starts[at]! + lines[at]!.length);
       manifestFile.facts = { leaksBeside: { hits: lastLeaks.filter((hit) => !rescan.has(hit.line)), lines: changed.map((at) => ({ line: firstLine + at, text: lineOf(at) })) } };
@@ -273,14 +275,16 @@ export function addBundleManifest(
     places = delta ? new Map(entries.map(([path], index) => [path, index])) : new Map();
     const top = manifestTop({ ...head, files });
     text = manifestText({ ...head, files }, lines, top);
-    starts = delta ? lineStarts(`${top},\n  "files": [\n${LINE_INDENT}`.length, lines) : [];
+    // After the top's lines comes the `"files": [` line, then one line per file.
+    const beforeFirst = `${top},\n  "files": [\n${LINE_INDENT}`;
+    starts = delta ? lineStarts(beforeFirst.length, lines) : [];
+    firstLine = beforeFirst.split('\n').length;
   }
   manifestFile.contents = text;
   const manifest: BundleManifest = { ...head, files };
   const readme = readmeText(manifest);
   const readmeFile: TreeFile = last && last.readme.contents === readme ? last.readme : { contents: readme };
-  // The top's lines, the `"files": [` line, then one line per file.
-  delta?.keep({ head: headText, places, files, lines, text, starts, firstLine: last?.firstLine ?? text.slice(0, starts[0] ?? 0).split('\n').length, manifest: manifestFile, readme: readmeFile });
+  delta?.keep({ head: headText, places, files, lines, text, starts, firstLine, manifest: manifestFile, readme: readmeFile });
   const added = (
     [
       [MANIFEST_FILE, manifestFile],
