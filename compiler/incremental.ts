@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { compareText } from './diagnostics.ts';
 import { randomUUID } from 'node:crypto';
-import { cacheIsResident, compilerFingerprint, hashParts, readCacheEntry, readTree, removeCacheEntry, writeCacheEntry } from './cache/build-cache.ts';
+import { cacheEntryStamp, cacheIsResident, compilerFingerprint, hashParts, readCacheEntry, readTree, removeCacheEntry, writeCacheEntry } from './cache/build-cache.ts';
 import type { SourceFile } from './load/read-source-tree.ts';
 import type { BundleRecord, OutputState } from './write/output-state.ts';
 import type { Emission, StoredUnits, UnitSource } from './pipeline.ts';
@@ -41,6 +41,11 @@ function stateName(outRoot: string): string {
   return `output-${hashParts([path.resolve(outRoot)]).slice(0, 24)}`;
 }
 const headName = (outRoot: string) => `${stateName(outRoot)}-head`;
+
+/** The output state's version on disk: every build's state write changes it (a resident one's, when it is flushed). */
+export function outputStateStamp(cacheDir: string, outRoot: string): string {
+  return cacheEntryStamp(cacheDir, headName(outRoot));
+}
 
 /** A record entry of a file, or null: the file is gone. */
 type RecordPatch = Record<string, BundleRecord[string] | null>;

@@ -302,6 +302,11 @@ export function removeCacheEntry(cacheDir: string, name: string): void {
   rmSync(file, { force: true });
 }
 
+/** An entry's file's identity and version on disk ('absent' when there is none): a write by any process changes it. */
+export function cacheEntryStamp(cacheDir: string, name: string): string {
+  return stampOf(entryPath(cacheDir, name));
+}
+
 function entryPath(cacheDir: string, name: string): string {
   if (!/^[a-z][a-z0-9-]*$/.test(name)) throw new Error(`internal: cache entry name "${name}"`);
   return path.join(cacheDir, `${name}.v8`);

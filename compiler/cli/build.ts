@@ -6,7 +6,7 @@ import { layoutNames } from '../load/layout.ts';
 import { readBuildConfig } from '../load/build-config.ts';
 import { treeWriter } from '../write/write-tree.ts';
 import { checkBundlesOnDisk, DiskChecker, writeBundles, type BundleRecord, type OutputState } from '../write/output-state.ts';
-import { buildInputKey, defaultCacheDir, dropOutputState, readOutputState, stillOnDisk, trustedRecords, unitSource, writeOutputState, type EmissionMemo } from '../incremental.ts';
+import { buildInputKey, defaultCacheDir, dropOutputState, outputStateStamp, readOutputState, stillOnDisk, trustedRecords, unitSource, writeOutputState, type EmissionMemo } from '../incremental.ts';
 import { readSourceTree } from '../load/read-source-tree.ts';
 import { keepCacheResident, residentMemo } from '../cache/build-cache.ts';
 import { DEFAULT_TARGETS_DIR } from '../targets/load-targets.ts';
@@ -214,10 +214,12 @@ export async function runWatch(args: string[], io: Io, stop?: AbortSignal): Prom
   let timer: NodeJS.Timeout | undefined;
   let flushTimer: NodeJS.Timeout | undefined;
   // The disk check of the next rebuild, started at the first change after a build, while the debounce waits: nothing
-  // but a build writes the output or the state, and none runs meanwhile.
-  let ahead: { checked: DiskCheckStarted; at: number } | null = null;
+  // but a build writes the output or the state, and none runs here meanwhile. One by another process shows in the state's
+  // stamp on disk: the rebuild then checks again.
+  let ahead: { checked: DiskCheckStarted; at: number; state: string | null } | null = null;
+  const stateStamp = () => (cacheDir ? outputStateStamp(cacheDir, outRoot) : null);
   const takeAhead = () => {
-    const taken = ahead && performance.now() - ahead.at <= WATCH_CHECK_AHEAD_MS ? ahead.checked : undefined;
+    const taken = ahead && performance.now() - ahead.at <= WATCH_CHECK_AHEAD_MS && ahead.state === stateStamp() ? ahead.checked : undefined;
     ahead = null;
     return taken;
   };
@@ -263,7 +265,7 @@ export async function runWatch(args: string[], io: Io, stop?: AbortSignal): Prom
       clearTimeout(timer);
       if (!running && !ahead) {
         try {
-          ahead = { checked: startDiskCheck(selection), at: performance.now() };
+          ahead = { checked: startDiskCheck(selection), at: performance.now(), state: stateStamp() };
         } catch {
           // The rebuild starts its own check, and reports what fails there.
           ahead = null;
