@@ -233,7 +233,7 @@ interface ParsedFrontmatter {
  * keeps no more.
  */
 const parsedFrontmatter = new Map<string, ParsedFrontmatter>();
-const FRONTMATTER_MEMO_SIZE = 20_000;
+const FRONTMATTER_MEMO_SIZE = 2_000;
 
 function parseFrontmatter(text: string): ParsedFrontmatter | null {
   const match = /^---\n([\s\S]*?\n)---\n/.exec(text);
