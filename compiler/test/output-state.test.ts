@@ -2,12 +2,15 @@
 // the last build recorded (write/output-state.ts bundlesOnDisk): any change
 // by hand or by another program there makes the next build write it whole.
 import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { bundlesOnDisk, DiskChecker, writeBundles, type BundleRecord } from '../write/output-state.ts';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { suite, assert } from './harness.ts';
 import { snapshotTree, temporaryDir } from './fixture-support.ts';
 import { treeWriter } from '../write/write-tree.ts';
+import { REPO_ROOT } from '../pipeline.ts';
 
 const state = suite('output state');
 
@@ -158,6 +161,25 @@ state('should leave no descriptor open after an update in place, of the files it
   for (let waited = 0; waited < 100 && open() > before; waited += 1) await new Promise((resolve) => setTimeout(resolve, 20));
   assert.is(open(), before);
   assert.is(readFileSync(path.join(out, 't/global/README.txt'), 'utf8'), 'read me, round 4\n');
+  rmSync(out, { recursive: true, force: true });
+});
+
+state('should replace, not wait on, a FIFO put where an update in place writes a file', async () => {
+  if (process.platform === 'win32') return;
+  const { out, record } = await written();
+  const file = path.join(out, 't/global/README.txt');
+  rmSync(file);
+  execFileSync('mkfifo', [file]);
+  // In a child, with a time limit: an update that opened the FIFO to read and waited would never end.
+  const script = `import { writeBundles } from ${JSON.stringify(pathToFileURL(path.join(REPO_ROOT, 'compiler/write/output-state.ts')).href)};
+const record = ${JSON.stringify(record)};
+const tree = new Map(${JSON.stringify([...TREE])}.map(([file, entry]) => [file, file === 'README.txt' ? { contents: 'read me, after the FIFO\\n' } : entry]));
+await writeBundles(${JSON.stringify(out)}, new Map([['t/global', tree]]), { 't/global': record });`;
+  const run = spawnSync(process.execPath, ['--import', pathToFileURL(path.join(REPO_ROOT, 'compiler/bin/register.mjs')).href, '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+  assert.is(run.signal, null, 'the update finished');
+  assert.is(run.status, 0, run.stderr);
+  assert.ok(lstatSync(file).isFile());
+  assert.is(readFileSync(file, 'utf8'), 'read me, after the FIFO\n');
   rmSync(out, { recursive: true, force: true });
 });
 

@@ -364,7 +364,8 @@ export function checkBundlesOnDisk(outRoot: string, records: Readonly<Record<str
 function holdReplaced(file: string): number | null {
   if (process.platform === 'win32') return null;
   try {
-    return openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+    // Non-blocking: something put there meanwhile that is not a file (a FIFO) must not stop the build.
+    return openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     return null;
   }
