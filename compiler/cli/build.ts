@@ -54,7 +54,7 @@ export async function buildOnce(
 ): Promise<number> {
   const started = performance.now();
   const outRoot = values.out ?? 'dist';
-  const cacheDir = values['no-cache'] ? null : path.resolve(values.cache ?? defaultCacheDir());
+  const cacheDir = cacheDirOf(values);
   const sourceDir = sourceOf(values);
   const { previous, checker, check } = options.checked ?? startDiskCheck(values);
   const files = cacheDir ? await readSourceTree(sourceDir) : undefined;
@@ -152,6 +152,11 @@ export async function buildOnce(
   return 0;
 }
 
+/** The build cache's folder, or null (--no-cache). */
+function cacheDirOf(values: ParsedValues<typeof BUILD_OPTIONS>): string | null {
+  return values['no-cache'] ? null : path.resolve(values.cache ?? defaultCacheDir());
+}
+
 /** A build's last state and the check of its bundles against the disk, under way. */
 export interface DiskCheckStarted {
   previous: ReturnType<typeof readOutputState>;
@@ -167,7 +172,7 @@ export interface DiskCheckStarted {
  */
 export function startDiskCheck(values: ParsedValues<typeof BUILD_OPTIONS>): DiskCheckStarted {
   const outRoot = values.out ?? 'dist';
-  const cacheDir = values['no-cache'] ? null : path.resolve(values.cache ?? defaultCacheDir());
+  const cacheDir = cacheDirOf(values);
   const previous = cacheDir ? readOutputState(cacheDir, outRoot) : null;
   // Kept by a resident process (watch), whose checks run while it waits for quiet (runWatch): a thread per core, up to
   // four, shares them. Any other build makes one thread for its check alone (checkBundlesOnDisk), beside its compile.
@@ -207,7 +212,7 @@ export async function runWatch(args: string[], io: Io, stop?: AbortSignal): Prom
   const sourceDir = path.resolve(values.source ?? 'source');
   const targetsDir = path.resolve(values.targets ?? DEFAULT_TARGETS_DIR);
   const outRoot = path.resolve(values.out ?? 'dist');
-  const cacheDir = values['no-cache'] ? null : path.resolve(values.cache ?? defaultCacheDir());
+  const cacheDir = cacheDirOf(values);
   const { watch } = await import('node:fs');
   let running: Promise<void> | null = null;
   let pending = false;

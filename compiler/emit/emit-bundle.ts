@@ -253,7 +253,7 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     return { id: c.id, version: c.version, origin: c.origin, source: c.source, digest: c.digest, hooks: c.own.hooks.length > 0, files };
   });
   // Kept shapes keep the manifest's parts too; a delta makes its manifest from the last one's.
-  const manifestDelta = shape ? { last: delta?.last.manifest, changed: delta ? [...fresh.keys()] : [], keep: (parts: ManifestParts) => (shape.manifest = parts) } : undefined;
+  const manifestDelta = shape ? { last: delta?.last.manifest, changed: shape.changed ?? [], keep: (parts: ManifestParts) => (shape.manifest = parts) } : undefined;
   return addBundleManifest(body, target, scopeId, version, capabilities, profile, manifestDelta);
 }
 

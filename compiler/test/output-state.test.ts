@@ -1,7 +1,7 @@
 // An incremental build trusts a bundle folder only while it is exactly what
 // the last build recorded (write/output-state.ts bundlesOnDisk): any change
 // by hand or by another program there makes the next build write it whole.
-import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -162,6 +162,24 @@ state('should leave no descriptor open after an update in place, of the files it
   assert.is(open(), before);
   assert.is(readFileSync(path.join(out, 't/global/README.txt'), 'utf8'), 'read me, round 4\n');
   rmSync(out, { recursive: true, force: true });
+});
+
+state('should never write through a link put at the name of the temporary file of an update', async () => {
+  for (const kind of ['hard link', 'symbolic link'] as const) {
+    const { out, record } = await written();
+    const victim = path.join(out, 'victim.txt');
+    writeFileSync(victim, 'not from the build\n');
+    const temporary = path.join(out, 't/global', `.README.txt.tmp-${process.pid}`);
+    if (kind === 'hard link') linkSync(victim, temporary);
+    else symlinkSync(victim, temporary);
+    const edited: VirtualTree = new Map([...TREE, ['README.txt', { contents: 'read me, edited\n' }]]);
+    const result = await writeBundles(out, new Map([['t/global', edited]]), { 't/global': record });
+    assert.ok(result.changes['t/global'], `${kind}: updated in place`);
+    assert.is(readFileSync(victim, 'utf8'), 'not from the build\n', kind);
+    assert.is(readFileSync(path.join(out, 't/global/README.txt'), 'utf8'), 'read me, edited\n', kind);
+    assert.not.ok(existsSync(temporary), `${kind}: no temporary left`);
+    rmSync(out, { recursive: true, force: true });
+  }
 });
 
 state('should replace, not wait on, a FIFO put where an update in place writes a file', async () => {

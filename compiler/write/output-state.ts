@@ -325,6 +325,7 @@ export class DiskChecker {
     const lost = () => {
       // A thread that fails trusts nothing, now and for the listings any thread held.
       if (this.workers[index] === worker) this.workers[index] = null;
+      this.outstanding.delete(worker);
       this.held.clear();
       this.failAll();
     };
@@ -352,6 +353,25 @@ export function checkBundlesOnDisk(outRoot: string, records: Readonly<Record<str
   const check = once.checkEach(outRoot, records);
   void check.all.finally(() => void once.stop());
   return check;
+}
+
+const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
+
+/**
+ * A new file at `file`, open for writing. Never one that was there: a link put
+ * at the temporary's name (hard or symbolic) would have this write land in
+ * whatever it points at. What is there (left by a stopped process of the same
+ * pid, or put there) is removed, the link itself, not its target, and the
+ * file made anew.
+ */
+function createTemporary(file: string, mode: number): number {
+  try {
+    return openSync(file, CREATE_NEW, mode);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    rmSync(file, { force: true });
+    return openSync(file, CREATE_NEW, mode);
+  }
 }
 
 /**
@@ -457,7 +477,7 @@ async function updateBundles(
       const mode = entry.executable ? EXECUTABLE_MODE : FILE_MODE;
       let stats: Stats;
       try {
-        const fd = openSync(temporary, 'w', mode);
+        const fd = createTemporary(temporary, mode);
         try {
           writeFileSync(fd, entry.contents);
           if ((mode & UMASK) !== 0) fchmodSync(fd, mode);
