@@ -10,6 +10,8 @@ import { allBundles, compile, emitBundles, REPO_ROOT, type Compiled } from '../p
 import { composeText } from '../compose/compose-text.ts';
 import { buildIr, type NodeMemo } from '../load/build-ir.ts';
 import { readSourceTree } from '../load/read-source-tree.ts';
+import { nodeDigest } from '../ir/node-digest.ts';
+import { deserialize, serialize } from 'node:v8';
 import { DEFAULT_LAYOUT, loadLayout } from '../load/layout.ts';
 import { FROZEN_WHEN, whenVocabulary } from '../pipeline.ts';
 import { WHEN_PREDICATES } from '../../source/runtime/init/sections.ts';
@@ -100,6 +102,24 @@ pipeline('should link the nodes a resident build reads back from the memo as it 
     assert.is(irJson(files, memo), irJson(files), what);
     memo = { salt: 'resident', previous: memo.next, next: new Map() };
   }
+});
+
+pipeline('should build again a node whose memo entry is of another shape (no digest), not take it', async () => {
+  const layout = loadLayout(DEFAULT_LAYOUT);
+  const files = (await readSourceTree(path.join(REPO_ROOT, 'source'))).filter((file) => file.path.startsWith('gsd-core/references/'));
+  const first: NodeMemo = { salt: 'shape', previous: new Map(), next: new Map() };
+  buildIr(files, FROZEN_WHEN, layout, { memo: first });
+  // Each entry as an older compiler stored it: the node and its findings, no digest.
+  const older = new Map([...first.next].map(([key, bytes]) => {
+    const { node, diagnostics } = deserialize(bytes) as { node: unknown; diagnostics: unknown };
+    return [key, serialize({ node, diagnostics })];
+  }));
+  const memo: NodeMemo = { salt: 'shape', previous: older, next: new Map() };
+  const { ir } = buildIr(files, FROZEN_WHEN, layout, { memo });
+  assert.ok(ir.nodes.length > 10);
+  for (const node of ir.nodes) assert.match(nodeDigest(node), /^[0-9a-f]{64}$/, node.path);
+  for (const [key, bytes] of memo.next) assert.ok(bytes !== older.get(key), `${key}: stored anew`);
+  assert.is(JSON.stringify(ir), JSON.stringify(buildIr(files, FROZEN_WHEN, layout).ir));
 });
 
 pipeline('should emit a document without markers byte-identical before runtime rewrites', () => {
