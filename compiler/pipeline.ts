@@ -126,6 +126,9 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
   const composed = await composeStage(options, layout, version, sourceFiles, corpus.ir, budgets, vocabulary, slot);
   diagnostics.push(...composed.diagnostics);
   const { ir, files } = composed;
+  // The runtime build (esbuild's own process, and worker threads) starts now, beside the checks below.
+  const runtimeBuild = cachedRuntime(options, files, hookPayloads(targets), configSlices(ir));
+  runtimeBuild.catch(() => {}); // awaited below, where a failure is thrown
   const budgetRows = measureBudgets(ir.nodes, budgets?.budgets ?? null);
   let profiles: LoadedProfiles | null = null;
   const profilesFile = files.find((file) => file.path === 'profiles.json');
@@ -176,7 +179,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
   else if (!sameFacts(factsMemo)) writeCacheEntry(options.cacheDir, `text-facts-${slot}`, compilerFingerprint(), factsMemo.next);
   // Findings on composed text belong to the files people edit: a host's own lines, a fragment, capability.json.
   diagnostics.push(...(composed.origins ? remapDiagnostics(checked, composed.origins) : checked));
-  const runtime = await cachedRuntime(options, files, hookPayloads(targets), configSlices(ir));
+  const runtime = await runtimeBuild;
   diagnostics.push(...runtime.diagnostics);
   const built = runtime.files;
   const generated: GeneratedFile[] = [

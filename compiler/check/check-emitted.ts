@@ -1,8 +1,8 @@
 // Checks on built bundles: no other runtime's root leaks into this one, and
 // every file and frontmatter value is within the limits the runtime documents
 // (sizes, value patterns, and text the runtime would rewrite).
-import { LineCounter, parseDocument, isMap, isPair, isScalar } from 'yaml';
 import { diagnostic, type Diagnostic } from '../diagnostics.ts';
+import { emittedFrontmatter, frontmatterScalar, type EmittedFrontmatter } from '../emit/emitted-frontmatter.ts';
 import { byteLengthOf, factsOf, type LeakHit, type LimitHit, type TreeFile, type VirtualTree } from '../emit/virtual-tree.ts';
 import type { IrNode } from '../ir/types.ts';
 import type { Limit, Target, TargetScope } from '../targets/target-types.ts';
@@ -185,8 +185,8 @@ export function checkLimits(bundle: string, tree: VirtualTree, limits: readonly 
 function limitHits(path: string, file: TreeFile, limits: readonly { limit: Limit; files: RegExp }[]): LimitHit[] {
   const hits: LimitHit[] = [];
   // Several limits read the same frontmatter: parsed once, when first needed.
-  let parsed: ParsedFrontmatter | null | undefined;
-  const frontmatterValue = (text: string, key: string) => valueOf((parsed === undefined ? (parsed = parseFrontmatter(text)) : parsed), key);
+  let parsed: EmittedFrontmatter | null | undefined;
+  const frontmatterValue = (text: string, key: string) => valueOf((parsed === undefined ? (parsed = emittedFrontmatter(text)) : parsed), key);
   for (const { limit, files } of limits) {
     if (!files.test(path)) continue;
     const bytes = byteLengthOf(file);
@@ -221,40 +221,9 @@ function forbiddenText(text: string, forbidden: string, reason: string): LimitHi
   return hits;
 }
 
-interface ParsedFrontmatter {
-  document: ReturnType<typeof parseDocument>;
-  lineCounter: LineCounter;
-}
-
-/**
- * Frontmatter parsed, by its text: most bundles' files come in pairs with the
- * same frontmatter (a target's two scopes), and the limits only read it.
- * Emptied when it holds FRONTMATTER_MEMO_SIZE texts, so a long watch session
- * keeps no more.
- */
-const parsedFrontmatter = new Map<string, ParsedFrontmatter>();
-const FRONTMATTER_MEMO_SIZE = 2_000;
-
-function parseFrontmatter(text: string): ParsedFrontmatter | null {
-  const match = /^---\n([\s\S]*?\n)---\n/.exec(text);
-  if (!match) return null;
-  const yaml = match[1]!;
-  let parsed = parsedFrontmatter.get(yaml);
-  if (parsed === undefined) {
-    const lineCounter = new LineCounter();
-    parsed = { document: parseDocument(yaml, { lineCounter }), lineCounter };
-    if (parsedFrontmatter.size >= FRONTMATTER_MEMO_SIZE) parsedFrontmatter.clear();
-    parsedFrontmatter.set(yaml, parsed);
-  }
-  return parsed;
-}
-
-function valueOf(parsed: ParsedFrontmatter | null, key: string): { text: string; line: number; column: number } | null {
-  if (!parsed) return null;
-  const { document, lineCounter } = parsed;
-  if (!isMap(document.contents)) return null;
-  const pair = document.contents.items.find((item) => isPair(item) && isScalar(item.key) && item.key.value === key);
-  if (!pair || !isScalar(pair.value) || typeof pair.value.value !== 'string') return null;
-  const { line, col } = lineCounter.linePos(pair.value.range?.[0] ?? 0);
-  return { text: pair.value.value, line: line + 1, column: col };
+function valueOf(frontmatter: EmittedFrontmatter | null, key: string): { text: string; line: number; column: number } | null {
+  const scalar = frontmatterScalar(frontmatter, key);
+  if (!scalar || typeof scalar.value !== 'string') return null;
+  const { line, col } = frontmatter!.lineCounter.linePos(scalar.range?.[0] ?? 0);
+  return { text: scalar.value, line: line + 1, column: col };
 }

@@ -5,10 +5,10 @@
 // are not listed), each counted as its frontmatter name (else the file's stem)
 // plus its description. Pure.
 import path from 'node:path';
-import { isMap, isPair, isScalar, parseDocument } from 'yaml';
 import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { TargetDefinition, TargetScope } from '../targets/target-types.ts';
 import { escapeRegExp } from '../util/text.ts';
+import { emittedFrontmatter, frontmatterScalar } from '../emit/emitted-frontmatter.ts';
 import { factsOf, type ListedFields, type VirtualTree } from '../emit/virtual-tree.ts';
 import type { Budgets } from '../check/check-budgets.ts';
 
@@ -51,13 +51,10 @@ export function listingCost(tree: VirtualTree, scope: TargetScope): ListingCost 
 }
 
 function listedFields(text: string): ListedFields {
-  const match = /^---\n([\s\S]*?\n)---\n/.exec(text);
-  if (!match) return {};
-  const document = parseDocument(match[1]!);
-  if (!isMap(document.contents)) return {};
+  const frontmatter = emittedFrontmatter(text);
   const value = (key: string) => {
-    const pair = document.contents && isMap(document.contents) ? document.contents.items.find((item) => isPair(item) && isScalar(item.key) && item.key.value === key) : undefined;
-    return pair && isPair(pair) && isScalar(pair.value) ? String(pair.value.value) : undefined;
+    const scalar = frontmatterScalar(frontmatter, key);
+    return scalar ? String(scalar.value) : undefined;
   };
   const name = value('name');
   const description = value('description');
