@@ -6,15 +6,15 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { diagnostic, sortDiagnostics, type Diagnostic } from './diagnostics.ts';
 import type { CorpusIr } from './ir/types.ts';
-import { buildIr, type NodeMemo } from './load/build-ir.ts';
+import { buildIr, type EarlierParse, type NodeMemo } from './load/build-ir.ts';
 import { loadMarkdown, withMarkdown } from './load/markdown-parsers.ts';
-import { compilerFingerprint, hashParts, readBytesMap, readCacheEntry, readTree, writeBytesMap, writeCacheEntry } from './cache/build-cache.ts';
+import { compilerFingerprint, hasCacheEntry, hashParts, readBytesMap, readCacheEntry, readTree, writeBytesMap, writeCacheEntry } from './cache/build-cache.ts';
 import { loadHooks, loadSettingsHooks, type HookEntry } from './load/load-hooks.ts';
 import { detectLayout, loadLayout, type Layout } from './load/layout.ts';
 import { readSourceTree, type SourceFile } from './load/read-source-tree.ts';
 import { firstPartySources, loadCapabilities, type Capability, type CapabilityHook, type CapabilitySource, type ConfigKeySpec, type SchemaNode } from './load/load-capabilities.ts';
 import { composeCapabilities, inComposedText, inlineSections, placeOwnFiles, remapDiagnostics, type LineOrigin } from './compose/compose-capabilities.ts';
-import { buildCorpusRuntime, type BuiltRuntime } from './load/build-runtime.ts';
+import { buildCorpusRuntime, bundleCorpusBuilder, type BuiltRuntime, type PreparedBuilder } from './load/build-runtime.ts';
 import { checkFrontmatter } from './check/check-frontmatter.ts';
 import { checkReferences } from './check/check-references.ts';
 import { checkStepFiles } from './check/check-step-files.ts';
@@ -110,12 +110,19 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
   const vocabulary = whenVocabulary(sourceFiles, layout);
   // One slot per source folder, so building two corpora in turn keeps both warm.
   const slot = hashParts([path.resolve(options.sourceDir)]).slice(0, 24);
+  // With no runtime kept for this folder (a cold build), bundling the corpus's builder starts at once.
+  const builder = runtimeKept(options, slot) ? undefined : bundleCorpusBuilder(options.sourceDir);
+  // The targets and the capabilities are loaded first: the runtime build needs
+  // both, and then runs (esbuild's own process, worker threads) beside the parse.
+  const { targets, diagnostics: targetDiagnostics } = options.cacheDir ? await cachedTargets(options.cacheDir, options.targetsDir ?? DEFAULT_TARGETS_DIR) : await loadTargets(options.targetsDir);
+  const capabilities = await capabilityStage(options, layout, version);
+  const runtimeBuild = cachedRuntime(options, slot, sourceFiles, hookPayloads(targets), configSlices(capabilities?.capabilities ?? []), builder);
+  runtimeBuild.catch(() => {}); // awaited below, where a failure is thrown
   const memo = options.cacheDir ? readNodeMemo(options.cacheDir, slot, layout, outline, vocabulary) : undefined;
   if (outline) await loadMarkdown();
   const corpus = await withMarkdown(() => buildIr(sourceFiles, vocabulary, layout, { outline, ...(memo ? { memo } : {}) }));
   if (options.cacheDir && memo) writeNodeMemo(options.cacheDir, slot, memo);
   const { assets, diagnostics } = corpus;
-  const { targets, diagnostics: targetDiagnostics } = options.cacheDir ? await cachedTargets(options.cacheDir, options.targetsDir ?? DEFAULT_TARGETS_DIR) : await loadTargets(options.targetsDir);
   let budgets: LoadedBudgets | null = null;
   const budgetsFile = sourceFiles.find((file) => file.path === 'budgets.json');
   if (budgetsFile) {
@@ -123,12 +130,9 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
     budgets = loaded.loaded;
     diagnostics.push(...loaded.diagnostics);
   }
-  const composed = await composeStage(options, layout, version, sourceFiles, corpus.ir, budgets, vocabulary, slot);
+  const composed = await composeStage(options, layout, capabilities, sourceFiles, corpus.ir, corpus.parsed, budgets, vocabulary, slot);
   diagnostics.push(...composed.diagnostics);
   const { ir, files } = composed;
-  // The runtime build (esbuild's own process, and worker threads) starts now, beside the checks below.
-  const runtimeBuild = cachedRuntime(options, files, hookPayloads(targets), configSlices(ir));
-  runtimeBuild.catch(() => {}); // awaited below, where a failure is thrown
   const budgetRows = measureBudgets(ir.nodes, budgets?.budgets ?? null);
   let profiles: LoadedProfiles | null = null;
   const profilesFile = files.find((file) => file.path === 'profiles.json');
@@ -541,8 +545,8 @@ function hookPayloads(targets: readonly Target[]): Record<string, unknown> {
 }
 
 /** Every capability's config keys, by dotted key. */
-function configSlices(ir: CorpusIr): Record<string, ConfigKeySpec> {
-  return Object.fromEntries((ir.capabilities ?? []).flatMap((capability) => Object.entries(capability.config)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+function configSlices(capabilities: readonly { config: Record<string, ConfigKeySpec> }[]): Record<string, ConfigKeySpec> {
+  return Object.fromEntries(capabilities.flatMap((capability) => Object.entries(capability.config)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 interface ComposeResult {
@@ -559,10 +563,15 @@ interface ComposeResult {
  * the loop points; the IR is rebuilt from the composed files so that every
  * later stage (checks, budgets, section manifest, emit, site) sees them.
  */
-async function composeStage(options: CompileOptions, layout: Layout, version: string, files: SourceFile[], ir: CorpusIr, budgets: LoadedBudgets | null, vocabulary: WhenVocabulary, slot: string): Promise<ComposeResult> {
+/** The capabilities (the corpus's own, then those given), loaded; null when there are none. */
+async function capabilityStage(options: CompileOptions, layout: Layout, version: string): Promise<ReturnType<typeof loadCapabilities> | null> {
   const sources = [...(layout.capabilities ? firstPartySources(options.sourceDir, layout.capabilities) : []), ...(options.capabilities ?? [])];
-  if (sources.length === 0) return { ir, files, origins: null, hooks: [], diagnostics: [] };
-  const loaded = loadCapabilities(sources, { version, configSchema: await readConfigSchema(options.sourceDir, layout) });
+  if (sources.length === 0) return null;
+  return loadCapabilities(sources, { version, configSchema: await readConfigSchema(options.sourceDir, layout) });
+}
+
+async function composeStage(options: CompileOptions, layout: Layout, loaded: ReturnType<typeof loadCapabilities> | null, files: SourceFile[], ir: CorpusIr, earlier: EarlierParse, budgets: LoadedBudgets | null, vocabulary: WhenVocabulary, slot: string): Promise<ComposeResult> {
+  if (!loaded) return { ir, files, origins: null, hooks: [], diagnostics: [] };
   const ceilings = new Map(measureBudgets(ir.nodes, budgets?.budgets ?? null).map((row) => [row.path, row.ceiling]));
   const placed = placeOwnFiles(files, loaded.capabilities);
   const composition = composeCapabilities(placed.files, ir.nodes, loaded.capabilities, (file) => ceilings.get(file) ?? null);
@@ -584,7 +593,8 @@ async function composeStage(options: CompileOptions, layout: Layout, version: st
   const composedVocabulary = { ...vocabulary, atoms: new Set([...vocabulary.atoms, ...composition.atoms]) };
   // The composed files are parsed again: with a cache, from their own memo (most of them are the corpus's files as they were).
   const memo = options.cacheDir ? readNodeMemo(options.cacheDir, `${slot}-composed`, layout, false, composedVocabulary) : undefined;
-  const rebuilt = await withMarkdown(() => buildIr(composition.files, composedVocabulary, layout, memo ? { memo } : {}));
+  // Every file composition left as it was is the first pass's node (parsed == the same bytes, a wider vocabulary).
+  const rebuilt = await withMarkdown(() => buildIr(composition.files, composedVocabulary, layout, { earlier, ...(memo ? { memo } : {}) }));
   if (options.cacheDir && memo) writeNodeMemo(options.cacheDir, `${slot}-composed`, memo);
   // The corpus's own findings came from the first pass; the second adds only those in the text composition generated or placed.
   diagnostics.push(...remapDiagnostics(rebuilt.diagnostics.filter((d) => inComposedText(d, composition.origins) || placed.own.has(d.file)), composition.origins));
@@ -601,15 +611,41 @@ async function readConfigSchema(sourceDir: string, layout: Layout): Promise<Sche
  * hashes every other source file (and the compiler's fingerprint, which
  * covers the locked dependencies), so a prose edit reuses the last build.
  */
-async function cachedRuntime(options: CompileOptions, files: readonly { path: string; bytes: Uint8Array }[], payloads: Record<string, unknown>, slices: Record<string, ConfigKeySpec>): Promise<BuiltRuntime> {
-  if (!options.cacheDir) return buildCorpusRuntime(options.sourceDir, payloads, REPO_ROOT, slices);
+async function cachedRuntime(options: CompileOptions, slot: string, files: readonly { path: string; bytes: Uint8Array }[], payloads: Record<string, unknown>, slices: Record<string, ConfigKeySpec>, builder: Promise<PreparedBuilder> | undefined): Promise<BuiltRuntime> {
   const key = hashParts([compilerFingerprint(), JSON.stringify(payloads), JSON.stringify(slices), ...files.filter((file) => !file.path.endsWith('.md')).flatMap((file) => [file.path, contentDigest(file.bytes)])]);
-  const slot = `generated-${hashParts([path.resolve(options.sourceDir)]).slice(0, 24)}`;
-  const cached = readCacheEntry<BuiltRuntime>(options.cacheDir, slot, key);
+  if (!options.cacheDir) return uncachedRuntime(options.sourceDir, key, payloads, slices, builder);
+  const cached = readCacheEntry<BuiltRuntime>(options.cacheDir, `generated-${slot}`, key);
   if (cached && Array.isArray(cached.files) && Array.isArray(cached.diagnostics) && typeof cached.shipsCli === 'boolean') return cached;
-  const built = await buildCorpusRuntime(options.sourceDir, payloads, REPO_ROOT, slices);
+  const built = await buildCorpusRuntime(options.sourceDir, payloads, REPO_ROOT, slices, builder);
   // A failed build is not kept: its cause may lie outside the key (a missing package, say).
-  if (built.diagnostics.length === 0) writeCacheEntry(options.cacheDir, slot, key, built);
+  if (built.diagnostics.length === 0) writeCacheEntry(options.cacheDir, `generated-${slot}`, key, built);
+  return built;
+}
+
+/** Whether a runtime build of this source folder is kept (in the cache, or by this process): if none is, the build will make one. */
+function runtimeKept(options: CompileOptions, slot: string): boolean {
+  if (options.cacheDir) return hasCacheEntry(options.cacheDir, `generated-${slot}`);
+  const folder = `${path.resolve(options.sourceDir)}\0`;
+  return [...runtimeBuilds.keys()].some((id) => id.startsWith(folder));
+}
+
+/** Runtime builds of this process, without a cache folder (tests, watch --no-cache), by source folder and key. */
+const runtimeBuilds = new Map<string, Promise<BuiltRuntime>>();
+const RUNTIME_BUILDS_KEPT = 8;
+
+function uncachedRuntime(sourceDir: string, key: string, payloads: Record<string, unknown>, slices: Record<string, ConfigKeySpec>, builder: Promise<PreparedBuilder> | undefined): Promise<BuiltRuntime> {
+  const id = `${path.resolve(sourceDir)}\0${key}`;
+  let built = runtimeBuilds.get(id);
+  if (built === undefined) {
+    if (runtimeBuilds.size >= RUNTIME_BUILDS_KEPT) runtimeBuilds.clear();
+    built = buildCorpusRuntime(sourceDir, payloads, REPO_ROOT, slices, builder);
+    runtimeBuilds.set(id, built);
+    // A failed build is not kept: its cause may lie outside the key (a missing package, say).
+    const forget = () => {
+      if (runtimeBuilds.get(id) === built) runtimeBuilds.delete(id);
+    };
+    void built.then((result) => result.diagnostics.length > 0 && forget(), forget);
+  }
   return built;
 }
 

@@ -302,6 +302,12 @@ export function removeCacheEntry(cacheDir: string, name: string): void {
   rmSync(file, { force: true });
 }
 
+/** Whether an entry is stored under `name` (for any key): held by a resident cache, or on disk. */
+export function hasCacheEntry(cacheDir: string, name: string): boolean {
+  const file = entryPath(cacheDir, name);
+  return resident?.has(file) === true || existsSync(file);
+}
+
 /** An entry's file's identity and version on disk ('absent' when there is none): a write by any process changes it. */
 export function cacheEntryStamp(cacheDir: string, name: string): string {
   return stampOf(entryPath(cacheDir, name));

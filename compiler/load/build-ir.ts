@@ -31,6 +31,8 @@ export interface BuildIrResult {
   /** Files the layout ships verbatim (e.g. upstream's runtime code). */
   assets: SourceFile[];
   diagnostics: Diagnostic[];
+  /** This run's nodes by file, for a later run over the same corpus (BuildIrOptions.earlier). */
+  parsed: EarlierParse;
 }
 
 export interface BuildIrOptions {
@@ -38,6 +40,30 @@ export interface BuildIrOptions {
   outline?: boolean;
   /** Nodes built by an earlier run, to reuse instead of parsing the file again. */
   memo?: NodeMemo;
+  /**
+   * The nodes of an earlier run in this process (compile's first pass, before
+   * capabilities are composed in), taken for each file it saw with the same
+   * bytes and place, when this run's when vocabulary holds the earlier one.
+   */
+  earlier?: EarlierParse;
+}
+
+export interface EarlierParse {
+  vocabulary: WhenVocabulary;
+  outline: boolean;
+  files: ReadonlyMap<string, { bytes: Uint8Array; place: string; entry: MemoEntry }>;
+}
+
+/** The only findings a node's parse takes from the when vocabulary (parse-sections.ts): a node without them parses the same under a larger one. */
+const VOCABULARY_CODES: ReadonlySet<string> = new Set(['marker-when-unevaluable', 'marker-unknown-when']);
+
+/** Whether nodes parsed under `earlier` are the nodes a run under `vocabulary` would build. */
+function widens(earlier: EarlierParse, vocabulary: WhenVocabulary, outline: boolean): boolean {
+  return earlier.outline === outline && earlier.vocabulary.table === vocabulary.table && [...earlier.vocabulary.atoms].every((atom) => vocabulary.atoms.has(atom));
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a === b || (a.byteLength === b.byteLength && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b));
 }
 
 /**
@@ -73,6 +99,9 @@ export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary
   const diagnostics: Diagnostic[] = [];
   const nodes: IrNode[] = [];
   const assets: SourceFile[] = [];
+  const outline = options.outline ?? false;
+  const earlier = options.earlier && widens(options.earlier, vocabulary, outline) ? options.earlier.files : undefined;
+  const parsed = new Map<string, { bytes: Uint8Array; place: string; entry: MemoEntry }>();
   for (const file of files) {
     const classified = classifyPath(layout, file.path);
     if (classified === 'ignored') continue;
@@ -85,6 +114,7 @@ export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary
       continue;
     }
     const memo = options.memo;
+    const place = `${classified.kind}\0${classified.name}\0${classified.parent ?? ''}\0${classified.variant ?? ''}`;
     // The file by its digest: taken once per bytes (a resident build's unchanged file is the same bytes: read-source-tree.ts).
     const key = memo ? hashParts([memo.salt, layout.payload, file.path, classified.kind, classified.name, classified.parent ?? '', contentDigest(file.bytes)]) : '';
     const stored = memo?.previous.get(key);
@@ -99,6 +129,14 @@ export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary
       if (entry !== null && (typeof entry !== 'object' || typeof entry.digest !== 'string' || typeof entry.node !== 'object' || entry.node === null || !Array.isArray(entry.diagnostics))) entry = null;
       if (entry) readBack.set(stored, entry);
     }
+    let fresh = false;
+    if (!entry && earlier) {
+      const seen = earlier.get(file.path);
+      if (seen && seen.place === place && sameBytes(seen.bytes, file.bytes) && !seen.entry.diagnostics.some((found) => VOCABULARY_CODES.has(found.code))) {
+        entry = seen.entry;
+        fresh = true;
+      }
+    }
     if (!entry) {
       const decoded = decodeUtf8(file);
       if ('error' in decoded) {
@@ -106,12 +144,15 @@ export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary
         continue;
       }
       const found: Diagnostic[] = [];
-      const built = buildNode(file.path, classified.kind, classified.name, classified.parent, decoded.text, vocabulary, found, layout.routerPrefix, layout.payload, options.outline ?? false);
+      const built = buildNode(file.path, classified.kind, classified.name, classified.parent, decoded.text, vocabulary, found, layout.routerPrefix, layout.payload, outline);
       if (classified.variant) {
         built.id = `${built.id}.${classified.variant}`;
         built.variant = classified.variant;
       }
       entry = { node: built, diagnostics: found, digest: nodeDigest(built) };
+      fresh = true;
+    }
+    if (fresh) {
       if (memo) {
         const bytes = serialize(entry);
         memo.next.set(key, bytes);
@@ -119,16 +160,17 @@ export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary
       }
     } else {
       memo!.next.set(key, stored!);
-      knownNodeDigest(entry.node, entry.digest);
     }
-    const node = entry.node;
+    knownNodeDigest(entry!.node, entry!.digest);
+    parsed.set(file.path, { bytes: file.bytes, place, entry: entry! });
+    const node = entry!.node;
     diagnostics.push(...entry.diagnostics);
     nodes.push(node);
   }
   nodes.sort((a, b) => compareText(a.id, b.id));
   linkChildren(nodes);
   resolveEdges(nodes, new Set(assets.map((asset) => asset.path)), layout.external, generatedPaths(layout.payload));
-  return { ir: { version: 1, ...(layout.payload === DEFAULT_PAYLOAD ? {} : { payload: layout.payload }), nodes }, assets, diagnostics };
+  return { ir: { version: 1, ...(layout.payload === DEFAULT_PAYLOAD ? {} : { payload: layout.payload }), nodes }, assets, diagnostics, parsed: { vocabulary, outline, files: parsed } };
 }
 
 function decodeUtf8(file: SourceFile): { text: string } | { error: Diagnostic } {

@@ -6,6 +6,7 @@
 // A corpus without a builder ships no runtime CLI. Every failure is a
 // diagnostic at the file and position esbuild or the builder names.
 import { existsSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { createRequire, isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -77,13 +78,56 @@ function failure(error: unknown, sourceDir: string, stage: string): Diagnostic[]
   return [diagnostic(RUNTIME_BUILDER, 1, 1, 'runtime-build', `expected the corpus's runtime code to ${stage}, found: ${(error as Error).message ?? String(error)}`)];
 }
 
-type Builder = { bundleRuntime?: (options: object) => Promise<RuntimeFile[]> | RuntimeFile[] };
+/**
+ * The builder runs in a worker thread of its own: esbuild answers its
+ * plugins' questions on the thread that asked, and the compiler's thread is
+ * busy parsing and checking while the runtime builds, so on it the build took
+ * three times as long. The builder is bundled here (its imports become the
+ * compiler's file: URLs) and handed over as text; the worker imports it and
+ * returns the files, or the error with esbuild's messages. Its toolchain
+ * resolves from the compiler's place with require's conditions (a module
+ * thread cannot take import.meta.resolve's parent), which agree for the
+ * package files a builder asks for (package.json, a .wasm).
+ */
+const RUNTIME_WORKER = String.raw`
+const { parentPort, workerData } = require('node:worker_threads');
+const { createRequire } = require('node:module');
+const { code, hookPayloads, capabilityConfig, packageRoot, nodePaths, compilerFile } = workerData;
+const fromCompiler = createRequire(compilerFile);
+(async () => {
+  // A data: URL module may import file: URLs, which is all the bundle's externals are.
+  const module = await import('data:text/javascript;base64,' + Buffer.from(code).toString('base64'));
+  if (typeof module.bundleRuntime !== 'function') return { missing: true };
+  const toolchain = { packageRoot, nodePaths, resolve: (specifier) => fromCompiler.resolve(specifier) };
+  const extra = Object.keys(capabilityConfig).length > 0 ? { capabilityConfig } : {};
+  return { files: [...(await module.bundleRuntime({ hookPayloads, toolchain, ...extra }))].map((file) => ({ ...file })) };
+})().then(
+  (result) => parentPort.postMessage(result),
+  (error) => parentPort.postMessage({ error: { message: String((error && error.message) || error), errors: error && Array.isArray(error.errors) ? JSON.parse(JSON.stringify(error.errors)) : undefined } }),
+);
+`;
 
-/** `capabilityConfig`: capability config keys the builder merges into the config schema it bundles (none: passed as before). */
-export async function buildCorpusRuntime(sourceDir: string, hookPayloads: Record<string, unknown>, packageRoot: string, capabilityConfig: Record<string, unknown> = {}): Promise<BuiltRuntime> {
+type WorkerReply = { files: RuntimeFile[] } | { missing: true } | { error: { message: string; errors?: Message[] } };
+
+function runBuilder(code: string, hookPayloads: Record<string, unknown>, packageRoot: string, capabilityConfig: Record<string, unknown>): Promise<WorkerReply> {
+  const worker = new Worker(RUNTIME_WORKER, {
+    eval: true,
+    workerData: { code, hookPayloads, capabilityConfig, packageRoot, nodePaths: compilerNodePaths(), compilerFile: fileURLToPath(COMPILER_URL) },
+  });
+  return new Promise<WorkerReply>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+    worker.once('exit', (exitCode) => reject(new Error(`the runtime build's thread stopped (exit code ${exitCode}) before it answered`)));
+  }).finally(() => void worker.terminate());
+}
+
+/** A corpus's builder bundled for a worker: its code, or why there is none. */
+export type PreparedBuilder = { code: string } | { built: BuiltRuntime };
+
+/** Bundles <corpus>/runtime/build.ts (the first step of buildCorpusRuntime, which a build may start early). */
+export async function bundleCorpusBuilder(sourceDir: string): Promise<PreparedBuilder> {
   const builder = path.resolve(sourceDir, RUNTIME_BUILDER);
-  if (!existsSync(builder)) return { shipsCli: false, files: [], diagnostics: [] };
-  let code: string;
+  if (!existsSync(builder)) return { built: { shipsCli: false, files: [], diagnostics: [] } };
   try {
     const { build } = await import('esbuild');
     const result = await build({
@@ -97,19 +141,27 @@ export async function buildCorpusRuntime(sourceDir: string, hookPayloads: Record
       loader: { '.pub': 'text' },
       plugins: [packagesFromCompiler, preserveImportMetaUrl(/\.[cm]?[jt]s$/, (file) => JSON.stringify(pathToFileURL(file).href))],
     });
-    code = result.outputFiles[0]!.text;
+    return { code: result.outputFiles[0]!.text };
   } catch (error) {
-    return { shipsCli: true, files: [], diagnostics: failure(error, sourceDir, 'bundle') };
+    return { built: { shipsCli: true, files: [], diagnostics: failure(error, sourceDir, 'bundle') } };
   }
+}
+
+/**
+ * `capabilityConfig`: capability config keys the builder merges into the
+ * config schema it bundles (none: passed as before). `prepared`: the
+ * builder, when bundling it was started earlier.
+ */
+export async function buildCorpusRuntime(sourceDir: string, hookPayloads: Record<string, unknown>, packageRoot: string, capabilityConfig: Record<string, unknown> = {}, prepared: Promise<PreparedBuilder> = bundleCorpusBuilder(sourceDir)): Promise<BuiltRuntime> {
+  const builder = await prepared;
+  if ('built' in builder) return builder.built;
   try {
-    // A data: URL module may import file: URLs, which is all the bundle's externals are.
-    const module = (await import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`)) as Builder;
-    if (typeof module.bundleRuntime !== 'function') {
+    const reply = await runBuilder(builder.code, hookPayloads, packageRoot, capabilityConfig);
+    if ('missing' in reply) {
       return { shipsCli: true, files: [], diagnostics: [diagnostic(RUNTIME_BUILDER, 1, 1, 'runtime-build', 'expected the builder to export a function bundleRuntime, found none')] };
     }
-    const toolchain = { packageRoot, nodePaths: compilerNodePaths(), resolve: resolveFromCompiler };
-    const extra = Object.keys(capabilityConfig).length > 0 ? { capabilityConfig } : {};
-    return { shipsCli: true, files: [...(await module.bundleRuntime({ hookPayloads, toolchain, ...extra }))], diagnostics: [] };
+    if ('error' in reply) return { shipsCli: true, files: [], diagnostics: failure(reply.error, sourceDir, 'build') };
+    return { shipsCli: true, files: reply.files, diagnostics: [] };
   } catch (error) {
     return { shipsCli: true, files: [], diagnostics: failure(error, sourceDir, 'build') };
   }

@@ -9,6 +9,7 @@ import { Ajv } from 'ajv';
 import { allBundles, compile, emitBundles, REPO_ROOT, type Compiled } from '../pipeline.ts';
 import { composeText } from '../compose/compose-text.ts';
 import { buildIr, type NodeMemo } from '../load/build-ir.ts';
+import { loadMarkdown } from '../load/markdown-parsers.ts';
 import { readSourceTree } from '../load/read-source-tree.ts';
 import { nodeDigest } from '../ir/node-digest.ts';
 import { deserialize, serialize } from 'node:v8';
@@ -120,6 +121,34 @@ pipeline('should build again a node whose memo entry is of another shape (no dig
   for (const node of ir.nodes) assert.match(nodeDigest(node), /^[0-9a-f]{64}$/, node.path);
   for (const [key, bytes] of memo.next) assert.ok(bytes !== older.get(key), `${key}: stored anew`);
   assert.is(JSON.stringify(ir), JSON.stringify(buildIr(files, FROZEN_WHEN, layout).ir));
+});
+
+pipeline("should take the first pass's nodes into a wider vocabulary's pass only where they parse the same", async () => {
+  const layout = loadLayout(DEFAULT_LAYOUT);
+  const all = await readSourceTree(path.join(REPO_ROOT, 'source'));
+  const wide = whenVocabulary(all, layout);
+  assert.ok(wide.atoms.has('flag:--wave'));
+  // Without one atom some workflows' markers use: their nodes carry a finding the wider vocabulary would not.
+  const narrow = { ...wide, atoms: new Set([...wide.atoms].filter((atom) => atom !== 'flag:--wave')) };
+  const json = (result: ReturnType<typeof buildIr>) => JSON.stringify({ ir: result.ir, diagnostics: result.diagnostics });
+  const first = buildIr(all, narrow, layout);
+  const fresh = json(buildIr(all, wide, layout));
+  const widened = buildIr(all, wide, layout, { earlier: first.parsed });
+  assert.is(json(widened), fresh);
+  const firstNodes = new Set(first.ir.nodes);
+  const taken = widened.ir.nodes.filter((node) => firstNodes.has(node));
+  const flagged = new Set(first.diagnostics.filter((found) => found.code === 'marker-when-unevaluable' || found.code === 'marker-unknown-when').map((found) => found.file));
+  const wave = widened.ir.nodes.filter((node) => flagged.has(node.path));
+  assert.ok(wave.length > 0 && wave.every((node) => !firstNodes.has(node)), 'a node with a finding of the narrow vocabulary is parsed again');
+  assert.is(taken.length, widened.ir.nodes.length - wave.length);
+  // Narrower than the earlier pass, or with an outline the earlier lacks: nothing is taken.
+  await loadMarkdown();
+  for (const [vocabulary, outline] of [[narrow, false], [wide, true]] as const) {
+    const earlier = buildIr(all, wide, layout).parsed;
+    const result = buildIr(all, vocabulary, layout, { earlier, outline });
+    const earlierNodes = new Set([...earlier.files.values()].map((file) => file.entry.node));
+    assert.ok(result.ir.nodes.every((node) => !earlierNodes.has(node)), `${outline ? 'outline' : 'narrower'}: every node built anew`);
+  }
 });
 
 pipeline('should emit a document without markers byte-identical before runtime rewrites', () => {

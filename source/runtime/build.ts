@@ -10,7 +10,7 @@
 // Output is deterministic: no absolute paths of this machine, no clock.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -21,6 +21,7 @@ import standaloneModule from 'ajv/dist/standalone/index.js';
 import { AJV_OPTIONS, stripDocs } from './config/ajv-options.ts';
 import { mergeCapabilityConfig, type CapabilityKeySpec } from './config/capability-config.ts';
 import { TABLE } from './cli/table.ts';
+import { escapeRegExp } from './core/text.ts';
 
 export interface BundledFile {
   /** Bundle-relative POSIX path. */
@@ -77,24 +78,42 @@ const schemaFile = () => outside(path.join('schemas', 'config.schema.json'));
 /**
  * Imports that leave the corpus (the release key in ../compiler/data) load as
  * outside() says, under a name relative to the corpus's folder, so the bundle
- * is the same bytes wherever either copy sits.
+ * is the same bytes wherever either copy sits. esbuild asks only about
+ * relative imports that climb to a name beside the corpus (one in the
+ * corpus's folder or the compiler's package root): every question waits for
+ * this thread, which the compiler keeps busy while the runtime builds.
  */
-const reroot: Plugin = {
-  name: 'gsd-outside-corpus',
-  setup(b) {
-    b.onResolve({ filter: /^\.\.?\// }, (args) => {
-      if (!args.importer.startsWith(CORPUS_DIR + path.sep)) return undefined;
-      const target = path.resolve(args.resolveDir, args.path);
-      if (target.startsWith(CORPUS_DIR + path.sep) || !target.startsWith(REPO_ROOT + path.sep)) return undefined;
-      return { path: path.relative(REPO_ROOT, target).split(path.sep).join('/'), namespace: 'gsd-outside' };
-    });
-    b.onLoad({ filter: /.*/, namespace: 'gsd-outside' }, async (args) => {
-      const file = outside(args.path);
-      const loader = file.endsWith('.json') ? 'json' : file.endsWith('.ts') ? 'ts' : 'text';
-      return { contents: await readFile(file), loader, resolveDir: path.dirname(file) };
-    });
-  },
-};
+function reroot(): Plugin {
+  const names = new Set<string>();
+  for (const root of [REPO_ROOT, toolchain.packageRoot]) {
+    try {
+      for (const name of readdirSync(root)) names.add(name);
+    } catch {
+      // a root that cannot be listed adds no name
+    }
+  }
+  names.delete(path.basename(CORPUS_DIR));
+  // esbuild's filters are Go regular expressions (no backtracking); with no name, one that matches nothing.
+  const filter = names.size > 0 ? new RegExp(`^(?:\\.\\.?/)+(?:${[...names].sort().map(escapeRegExp).join('|')})(?:/|$)`) : /^\x00$/;
+  return {
+    name: 'gsd-outside-corpus',
+    setup(b) {
+      b.onResolve({ filter }, (args) => {
+        if (!args.importer.startsWith(CORPUS_DIR + path.sep)) return undefined;
+        const target = path.resolve(args.resolveDir, args.path);
+        if (target.startsWith(CORPUS_DIR + path.sep) || !target.startsWith(REPO_ROOT + path.sep)) return undefined;
+        return { path: path.relative(REPO_ROOT, target).split(path.sep).join('/'), namespace: 'gsd-outside' };
+      });
+      b.onLoad({ filter: /.*/, namespace: 'gsd-outside' }, async (args) => {
+        const file = outside(args.path);
+        const loader = file.endsWith('.json') ? 'json' : file.endsWith('.ts') ? 'ts' : 'text';
+        return { contents: await readFile(file), loader, resolveDir: path.dirname(file) };
+      });
+    },
+  };
+}
+/** reroot() for the toolchain of the current bundleRuntime call. */
+let outsideCorpus: Plugin = reroot();
 
 type AjvCtor = new (opts: object) => { compile(schema: unknown): unknown };
 const Ajv = ((AjvModule as unknown as { default?: AjvCtor }).default ?? AjvModule) as unknown as AjvCtor;
@@ -204,7 +223,7 @@ const COMMON = {
 } as const;
 
 async function one(options: Parameters<typeof build>[0], label: string): Promise<string> {
-  const result = await build({ ...COMMON, nodePaths: toolchain.nodePaths, ...options, plugins: [...(options.plugins ?? []), reroot] });
+  const result = await build({ ...COMMON, nodePaths: toolchain.nodePaths, ...options, plugins: [...(options.plugins ?? []), outsideCorpus] });
   if (result.errors.length) throw new Error(`bundling ${label} failed: ${result.errors.map((e) => e.text).join('; ')}`);
   const file = result.outputFiles?.[0];
   if (!file) throw new Error(`bundling ${label} produced no output`);
@@ -238,6 +257,7 @@ const memo = new Map<string, Promise<BundledFile[]>>();
  */
 export function bundleRuntime(opts: { fresh?: boolean; hookPayloads?: Record<string, unknown>; toolchain?: Toolchain; capabilityConfig?: Record<string, CapabilityKeySpec> } = {}): Promise<BundledFile[]> {
   toolchain = opts.toolchain ?? ownToolchain;
+  outsideCorpus = reroot();
   const capabilityConfig = opts.capabilityConfig ?? {};
   const key = `${toolchain.packageRoot}\n${opts.hookPayloads ? JSON.stringify(opts.hookPayloads) : ''}\u0000${JSON.stringify(capabilityConfig)}`;
   let built = memo.get(key);
