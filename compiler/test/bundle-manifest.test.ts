@@ -7,6 +7,7 @@ import { allBundles, compile, emitBundles, REPO_ROOT, type Compiled } from '../p
 import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { bytesOf, digestOf, isBundleMetadata, manifestLine, MANIFEST_FILE, README_FILE, type BundleManifest, type ManifestFile } from '../emit/bundle-manifest.ts';
 import { schemaValidator } from '../schemas.ts';
+import { contentDigest, textByteLength } from '../emit/content-facts.ts';
 import { suite, assert } from './harness.ts';
 
 const manifests = suite('bundle manifest');
@@ -107,6 +108,18 @@ manifests('should write each manifest line exactly as JSON.stringify writes the 
   for (const entry of entries) assert.is(manifestLine(entry), JSON.stringify(entry), JSON.stringify(entry));
   // And every line of every emitted manifest reads back as its entry.
   for (const key of bundles.keys()) for (const file of manifestOf(key).files) assert.is(manifestLine(file), JSON.stringify(file));
+});
+
+manifests('should give each text the digest and size of its UTF-8 bytes, whatever its characters and length', () => {
+  // ASCII, Latin-1 (one-byte strings in V8), BMP and astral characters, lone surrogates (written as U+FFFD), and
+  // texts past the encoding scratch's first size, growing it, then small again.
+  const texts = ['', 'plain ascii\n', 'caf\u00e9 \u00ff', 'em \u2014 dash \u2713', 'astral \u{1F600}', 'lone \ud800 high', 'lone \udc00 low', 'x'.repeat(70_000), '\u2014'.repeat(90_000) + 'tail', 'after'];
+  for (const text of texts) {
+    const bytes = Buffer.from(text, 'utf8');
+    assert.is(textByteLength(text), bytes.length, JSON.stringify(text.slice(0, 20)));
+    assert.is(contentDigest(text), createHash('sha256').update(bytes).digest('hex'), JSON.stringify(text.slice(0, 20)));
+    assert.is(contentDigest(bytes), contentDigest(text));
+  }
 });
 
 manifests.run();
