@@ -3,7 +3,6 @@
 // passage for other runtimes goes whole, and so do the lines a skill profile
 // drops (compose/select-profile.ts).
 import type { IrNode } from '../ir/types.ts';
-import { splitLines } from '../load/scan-lines.ts';
 import type { Cut } from './cuts.ts';
 
 /** Cuts removing each whole line (with its line ending) that never reaches this runtime's bundle. */
@@ -17,7 +16,20 @@ export function strippedLines(node: IrNode, targetId: string): Cut[] {
       for (let line = block.openLine; line <= block.closeLine; line += 1) lines.add(line);
     }
   }
-  return splitLines(node.text)
-    .filter((_, index) => lines.has(index + 1))
-    .map((line) => ({ start: line.start, end: line.start + line.content.length + line.eol.length, replacement: '' }));
+  // Walked to each line wanted, not split: every bundle strips its nodes, and the texts are long.
+  const text = node.text;
+  const cuts: Cut[] = [];
+  let line = 1;
+  let start = 0;
+  for (const wanted of [...lines].sort((a, b) => a - b)) {
+    while (line < wanted && start < text.length) {
+      const newline = text.indexOf('\n', start);
+      start = newline === -1 ? text.length : newline + 1;
+      line += 1;
+    }
+    if (line !== wanted || start >= text.length) continue;
+    const newline = text.indexOf('\n', start);
+    cuts.push({ start, end: newline === -1 ? text.length : newline + 1, replacement: '' });
+  }
+  return cuts;
 }
