@@ -21,7 +21,7 @@ import { checkStepFiles } from './check/check-step-files.ts';
 import { checkVariants } from './check/check-variants.ts';
 import { checkLoopPoints } from './check/check-loop-points.ts';
 import { checkBudgets, loadBudgets, measureBudgets, type BudgetRow, type LoadedBudgets } from './check/check-budgets.ts';
-import { checkEmittedPaths, checkLimits, foreignRoots } from './check/check-emitted.ts';
+import { checkEmittedPaths, checkLimits, foreignRoots, type ForeignRoots } from './check/check-emitted.ts';
 import { checkOnlyBlocks } from './check/check-only-blocks.ts';
 import { checkCliCalls, type CommandTable } from './check/check-cli-calls.ts';
 import { loadShellParser } from './load/cli-calls.ts';
@@ -372,6 +372,9 @@ export function emitBundles(
   const generated = keeps ? generatedKey(compiled.generated) : '';
   // The redone nodes against each last node list (one for every bundle, as a rule).
   const redoneFor = new Map<NodeList, Set<string> | null>();
+  // One per target: its two scopes are checked against the same roots, and the check keeps the last bundle's scan for the next.
+  const roots = new Map<Target, ForeignRoots>();
+  const rootsOf = (target: Target) => roots.get(target) ?? roots.set(target, foreignRoots(target, compiled.targets, ir.payload)).get(target)!;
   for (const selection of selections) {
     const target = compiled.targets.find((candidate) => candidate.definition.id === selection.target)!;
     const key = bundleKey(selection);
@@ -395,7 +398,7 @@ export function emitBundles(
       tree = emitBundle({ ...input, ...(unitReuse ? { reuse: unitReuse } : {}), ...(keeps ? { shape } : {}) });
     }
     diagnostics.push(
-      ...checkEmittedPaths(key, tree, foreignRoots(target, compiled.targets, ir.payload), nodesByPath, compiled.allowedForeignPaths),
+      ...checkEmittedPaths(key, tree, rootsOf(target), nodesByPath, compiled.allowedForeignPaths),
       ...checkLimits(key, tree, target.definition.scopes[selection.scope]!.limits ?? []),
       ...capabilityHookFindings(compiled.hooks, target, selection.scope),
       ...checkListing(key, listingCost(tree, target.definition.scopes[selection.scope]!), label, target.definition, compiled.budgets?.budgets ?? null),

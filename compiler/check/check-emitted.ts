@@ -63,6 +63,17 @@ export function foreignRoots(own: Target, all: readonly Target[], payload: strin
   };
 }
 
+/** Hits by text, with what else they depend on (the file's source node, for the message; verbatim files are not scanned). */
+type ScannedTexts = Map<string, { source: string | undefined; verbatim: boolean | undefined; hits: LeakHit[] }>;
+
+/**
+ * The last bundle's scanned texts, for the next bundle checked against the
+ * same roots: a target's two scopes are checked one after the other, with the
+ * same roots, and a quarter of their files are the same text. Only the last
+ * bundle's are kept.
+ */
+let lastScan: { roots: ForeignRoots; nodesByPath: ReadonlyMap<string, IrNode>; allowed: readonly RegExp[]; hits: ScannedTexts } | null = null;
+
 export function checkEmittedPaths(
   bundle: string,
   tree: VirtualTree,
@@ -71,14 +82,24 @@ export function checkEmittedPaths(
   allowed: readonly RegExp[] = [],
 ): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
+  const last = lastScan !== null && lastScan.roots === roots && lastScan.nodesByPath === nodesByPath && lastScan.allowed === allowed ? lastScan.hits : null;
+  const scanned: ScannedTexts = new Map();
+  const hitsOf = (file: TreeFile): LeakHit[] => {
+    if (typeof file.contents !== 'string') return leakHits(file, roots, nodesByPath, allowed);
+    const known = scanned.get(file.contents) ?? last?.get(file.contents);
+    const hits = known !== undefined && known.source === file.source && known.verbatim === file.verbatim ? known.hits : leakHits(file, roots, nodesByPath, allowed);
+    scanned.set(file.contents, { source: file.source, verbatim: file.verbatim, hits });
+    return hits;
+  };
   for (const [path, file] of tree) {
     // A reused file's hits come from the build that rendered it (the cache key holds every input of this check).
-    const hits = file.reused ? file.facts!.leaks! : (factsOf(file).leaks = file.facts?.leaksBeside ? hitsBeside(file, roots, nodesByPath, allowed) : leakHits(file, roots, nodesByPath, allowed));
+    const hits = file.reused ? file.facts!.leaks! : (factsOf(file).leaks = file.facts?.leaksBeside ? hitsBeside(file, roots, nodesByPath, allowed) : hitsOf(file));
     for (const hit of hits) {
       // A folder this bundle itself places files in (Codex's skills live under .agents/, Antigravity's root) is its own.
       if (!placesUnder(tree, hit.matched)) diagnostics.push(diagnostic(`${bundle}/${path}`, hit.line, hit.column, 'emit-foreign-path', hit.message));
     }
   }
+  lastScan = { roots, nodesByPath, allowed, hits: scanned };
   return diagnostics;
 }
 

@@ -3,7 +3,9 @@
 // line from its start finds. Compared here on generated text: every target's
 // foreign roots with every prefix the pattern knows and characters that must
 // not precede or follow a root, several to a line, adjacent and overlapping.
-import { foreignRoots, leakHits } from '../check/check-emitted.ts';
+import { checkEmittedPaths, foreignRoots, leakHits } from '../check/check-emitted.ts';
+import type { IrNode } from '../ir/types.ts';
+import type { TreeFile } from '../emit/virtual-tree.ts';
 import { loadTargets } from '../targets/load-targets.ts';
 import { suite, assert } from './harness.ts';
 
@@ -47,6 +49,38 @@ leaks('should find what a whole-line scan finds, in every target, on generated t
     }
   }
   assert.ok(compared === targets.length * 60 && found > compared, `expected many leaks over ${compared} texts, found ${found}`);
+});
+
+leaks("should take a text's hits from the last bundle checked only against the same roots, node and verbatim flag", async () => {
+  const { targets } = await loadTargets();
+  const codex = targets.find((target) => target.definition.id === 'codex')!;
+  const cursor = targets.find((target) => target.definition.id === 'cursor')!;
+  const text = 'Read ~/.claude/gsd-core/x.md and ~/.cursor/gsd-core/y.md.\n';
+  const nodes = new Map([
+    ['a.md', { path: 'a.md', text: 'one\n~/.claude/gsd-core/x.md\n' }],
+    ['b.md', { path: 'b.md', text: '~/.claude/gsd-core/x.md\n' }],
+  ]) as unknown as Map<string, IrNode>;
+  // One list of allowed paths for every check, as a build passes its own: a new list is another check's, with nothing kept.
+  const allowed: RegExp[] = [];
+  const check = (roots: ReturnType<typeof foreignRoots>, files: [string, TreeFile][], own = allowed) => checkEmittedPaths('t/global', new Map(files), roots, nodes, own).map((d) => `${d.file}:${d.line}:${d.column}: ${d.message}`);
+  const codexRoots = foreignRoots(codex, targets);
+  const fresh = (file: TreeFile) => check(foreignRoots(codex, targets), [['f.md', file]], []);
+  // The same text in the next bundle, from another node, then verbatim: each as a check with nothing kept finds it.
+  const first = check(codexRoots, [['f.md', { contents: text, source: 'a.md' }]]);
+  assert.ok(first.length === 2 && first[0]!.endsWith('from a.md:2:1') && first[1]!.endsWith('from a.md'), first.join('\n'));
+  const expected = fresh({ contents: text, source: 'b.md' });
+  assert.ok(expected.length === 2 && expected[0]!.endsWith('from b.md:1:1'), expected.join('\n'));
+  check(codexRoots, [['f.md', { contents: text, source: 'a.md' }]]);
+  assert.equal(check(codexRoots, [['f.md', { contents: text, source: 'b.md' }]]), expected);
+  assert.equal(check(codexRoots, [['f.md', { contents: text, source: 'b.md', verbatim: true }]]), []);
+  // The same text twice in one bundle, from two nodes: each its own origin.
+  const twice = check(codexRoots, [['f.md', { contents: text, source: 'a.md' }], ['g.md', { contents: text, source: 'b.md' }]]);
+  assert.equal(twice.filter((line) => line.startsWith('t/global/g.md')), expected.map((line) => line.replace('t/global/f.md', 't/global/g.md')));
+  // Another target's roots: .cursor is its own, so only the .claude path is a leak.
+  check(codexRoots, [['f.md', { contents: text, source: 'b.md' }]]);
+  const cursorHits = check(foreignRoots(cursor, targets), [['f.md', { contents: text, source: 'b.md' }]]);
+  assert.equal(cursorHits.length, 1, cursorHits.join('\n'));
+  assert.match(cursorHits[0]!, /~\/\.claude\/gsd-core\/x\.md/);
 });
 
 leaks.run();
