@@ -561,11 +561,6 @@ interface ComposeResult {
   diagnostics: Diagnostic[];
 }
 
-/**
- * Capabilities (the corpus's own, then those given) loaded and composed into
- * the loop points; the IR is rebuilt from the composed files so that every
- * later stage (checks, budgets, section manifest, emit, site) sees them.
- */
 /** The capabilities (the corpus's own, then those given), loaded; null when there are none. */
 async function capabilityStage(options: CompileOptions, layout: Layout, version: string): Promise<ReturnType<typeof loadCapabilities> | null> {
   const sources = [...(layout.capabilities ? firstPartySources(options.sourceDir, layout.capabilities) : []), ...(options.capabilities ?? [])];
@@ -573,6 +568,11 @@ async function capabilityStage(options: CompileOptions, layout: Layout, version:
   return loadCapabilities(sources, { version, configSchema: await readConfigSchema(options.sourceDir, layout) });
 }
 
+/**
+ * The loaded capabilities composed into the loop points; the IR is rebuilt
+ * from the composed files so that every later stage (checks, budgets, section
+ * manifest, emit, site) sees them.
+ */
 async function composeStage(options: CompileOptions, layout: Layout, loaded: ReturnType<typeof loadCapabilities> | null, files: SourceFile[], ir: CorpusIr, earlier: EarlierParse, budgets: LoadedBudgets | null, vocabulary: WhenVocabulary, slot: string): Promise<ComposeResult> {
   if (!loaded) return { ir, files, origins: null, hooks: [], diagnostics: [] };
   const ceilings = new Map(measureBudgets(ir.nodes, budgets?.budgets ?? null).map((row) => [row.path, row.ceiling]));
