@@ -617,17 +617,20 @@ async function readConfigSchema(sourceDir: string, layout: Layout): Promise<Sche
 async function cachedRuntime(options: CompileOptions, slot: string, files: readonly { path: string; bytes: Uint8Array }[], payloads: Record<string, unknown>, slices: Record<string, ConfigKeySpec>, builder: Promise<PreparedBuilder> | undefined): Promise<BuiltRuntime> {
   const key = hashParts([compilerFingerprint(), JSON.stringify(payloads), JSON.stringify(slices), ...files.filter((file) => !file.path.endsWith('.md')).flatMap((file) => [file.path, contentDigest(file.bytes)])]);
   if (!options.cacheDir) return uncachedRuntime(options.sourceDir, key, payloads, slices, builder);
-  const cached = readCacheEntry<BuiltRuntime>(options.cacheDir, `generated-${slot}`, key);
+  const cached = readCacheEntry<BuiltRuntime>(options.cacheDir, runtimeEntry(slot), key);
   if (cached && Array.isArray(cached.files) && Array.isArray(cached.diagnostics) && typeof cached.shipsCli === 'boolean') return cached;
   const built = await buildCorpusRuntime(options.sourceDir, payloads, REPO_ROOT, slices, builder);
   // A failed build is not kept: its cause may lie outside the key (a missing package, say).
-  if (built.diagnostics.length === 0) writeCacheEntry(options.cacheDir, `generated-${slot}`, key, built);
+  if (built.diagnostics.length === 0) writeCacheEntry(options.cacheDir, runtimeEntry(slot), key, built);
   return built;
 }
 
+/** The cache entry of a source folder's runtime build. */
+const runtimeEntry = (slot: string) => `generated-${slot}`;
+
 /** Whether a runtime build of this source folder is kept (in the cache, or by this process): if none is, the build will make one. */
 function runtimeKept(options: CompileOptions, slot: string): boolean {
-  if (options.cacheDir) return hasCacheEntry(options.cacheDir, `generated-${slot}`);
+  if (options.cacheDir) return hasCacheEntry(options.cacheDir, runtimeEntry(slot));
   const folder = `${path.resolve(options.sourceDir)}\0`;
   return [...runtimeBuilds.keys()].some((id) => id.startsWith(folder));
 }

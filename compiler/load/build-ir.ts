@@ -43,12 +43,14 @@ export interface BuildIrOptions {
   /**
    * The nodes of an earlier run in this process (compile's first pass, before
    * capabilities are composed in), taken for each file it saw with the same
-   * bytes and place, when this run's when vocabulary holds the earlier one.
+   * bytes and place, when it ran with the same layout and outline and this
+   * run's when vocabulary holds the earlier one.
    */
   earlier?: EarlierParse;
 }
 
 export interface EarlierParse {
+  layout: Layout;
   vocabulary: WhenVocabulary;
   outline: boolean;
   files: ReadonlyMap<string, { bytes: Uint8Array; place: string; entry: MemoEntry }>;
@@ -58,8 +60,8 @@ export interface EarlierParse {
 const VOCABULARY_CODES: ReadonlySet<string> = new Set(['marker-when-unevaluable', 'marker-unknown-when']);
 
 /** Whether nodes parsed under `earlier` are the nodes a run under `vocabulary` would build. */
-function widens(earlier: EarlierParse, vocabulary: WhenVocabulary, outline: boolean): boolean {
-  return earlier.outline === outline && earlier.vocabulary.table === vocabulary.table && [...earlier.vocabulary.atoms].every((atom) => vocabulary.atoms.has(atom));
+function widens(earlier: EarlierParse, layout: Layout, vocabulary: WhenVocabulary, outline: boolean): boolean {
+  return earlier.layout === layout && earlier.outline === outline && earlier.vocabulary.table === vocabulary.table && [...earlier.vocabulary.atoms].every((atom) => vocabulary.atoms.has(atom));
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
@@ -100,7 +102,7 @@ export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary
   const nodes: IrNode[] = [];
   const assets: SourceFile[] = [];
   const outline = options.outline ?? false;
-  const earlier = options.earlier && widens(options.earlier, vocabulary, outline) ? options.earlier.files : undefined;
+  const earlier = options.earlier && widens(options.earlier, layout, vocabulary, outline) ? options.earlier.files : undefined;
   const parsed = new Map<string, { bytes: Uint8Array; place: string; entry: MemoEntry }>();
   for (const file of files) {
     const classified = classifyPath(layout, file.path);
@@ -170,7 +172,7 @@ export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary
   nodes.sort((a, b) => compareText(a.id, b.id));
   linkChildren(nodes);
   resolveEdges(nodes, new Set(assets.map((asset) => asset.path)), layout.external, generatedPaths(layout.payload));
-  return { ir: { version: 1, ...(layout.payload === DEFAULT_PAYLOAD ? {} : { payload: layout.payload }), nodes }, assets, diagnostics, parsed: { vocabulary, outline, files: parsed } };
+  return { ir: { version: 1, ...(layout.payload === DEFAULT_PAYLOAD ? {} : { payload: layout.payload }), nodes }, assets, diagnostics, parsed: { layout, vocabulary, outline, files: parsed } };
 }
 
 function decodeUtf8(file: SourceFile): { text: string } | { error: Diagnostic } {

@@ -141,13 +141,14 @@ pipeline("should take the first pass's nodes into a wider vocabulary's pass only
   const wave = widened.ir.nodes.filter((node) => flagged.has(node.path));
   assert.ok(wave.length > 0 && wave.every((node) => !firstNodes.has(node)), 'a node with a finding of the narrow vocabulary is parsed again');
   assert.is(taken.length, widened.ir.nodes.length - wave.length);
-  // Narrower than the earlier pass, or with an outline the earlier lacks: nothing is taken.
+  // Narrower than the earlier pass, with an outline the earlier lacks, or under another layout: nothing is taken.
   await loadMarkdown();
-  for (const [vocabulary, outline] of [[narrow, false], [wide, true]] as const) {
+  const other = loadLayout(DEFAULT_LAYOUT);
+  for (const [what, vocabulary, outline, runLayout] of [['narrower', narrow, false, layout], ['outline', wide, true, layout], ['another layout', wide, false, other]] as const) {
     const earlier = buildIr(all, wide, layout).parsed;
-    const result = buildIr(all, vocabulary, layout, { earlier, outline });
+    const result = buildIr(all, vocabulary, runLayout, { earlier, outline });
     const earlierNodes = new Set([...earlier.files.values()].map((file) => file.entry.node));
-    assert.ok(result.ir.nodes.every((node) => !earlierNodes.has(node)), `${outline ? 'outline' : 'narrower'}: every node built anew`);
+    assert.ok(result.ir.nodes.every((node) => !earlierNodes.has(node)), `${what}: every node built anew`);
   }
 });
 

@@ -2,11 +2,11 @@
 // runs in a worker thread, and every way it can fail there is a positioned
 // diagnostic; a process without a cache folder builds the runtime again when
 // the corpus's code changes, and only then.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { compile } from '../pipeline.ts';
 import { suite, assert } from './harness.ts';
-import { temporaryDir } from './fixture-support.ts';
+import { runCli, temporaryDir } from './fixture-support.ts';
 
 const runtimeBuild = suite('runtime-build');
 
@@ -44,6 +44,18 @@ runtimeBuild('should report a builder that throws, and one without bundleRuntime
   const missing = corpus('export const nothing = 1;\n');
   assert.equal(runtimeFindings((await compile({ sourceDir: missing })).diagnostics), ['runtime/build.ts:1:1: expected the builder to export a function bundleRuntime, found none']);
   for (const dir of [throwing, missing]) rmSync(path.dirname(dir), { recursive: true, force: true });
+});
+
+runtimeBuild('should exit 1 on a builder that throws, with the positioned error, and write no output', () => {
+  const sourceDir = corpus("export async function bundleRuntime() {\n  throw new Error('no table for the hooks');\n}\n");
+  const out = path.join(path.dirname(sourceDir), 'out');
+  const cache = path.join(path.dirname(sourceDir), 'cache');
+  const result = runCli(['--all', '--source', sourceDir, '--out', out, '--cache', cache]);
+  assert.is(result.status, 1, result.stderr);
+  assert.match(result.stderr, /runtime\/build\.ts:1:1: error runtime-build expected the corpus's runtime code to build, found: no table for the hooks/);
+  assert.not.match(result.stderr, /\n\s+at /, 'no stack trace');
+  assert.not.ok(existsSync(out), 'no output folder');
+  rmSync(path.dirname(sourceDir), { recursive: true, force: true });
 });
 
 runtimeBuild('should build the runtime again without a cache folder when the corpus code changes, and reuse it when nothing does', async () => {

@@ -112,8 +112,8 @@ function reroot(): Plugin {
     },
   };
 }
-/** reroot() for the toolchain of the current bundleRuntime call. */
-let outsideCorpus: Plugin = reroot();
+/** reroot() for the toolchain of the current bundleRuntime call (made there). */
+let outsideCorpus: Plugin | undefined;
 
 type AjvCtor = new (opts: object) => { compile(schema: unknown): unknown };
 const Ajv = ((AjvModule as unknown as { default?: AjvCtor }).default ?? AjvModule) as unknown as AjvCtor;
@@ -223,7 +223,7 @@ const COMMON = {
 } as const;
 
 async function one(options: Parameters<typeof build>[0], label: string): Promise<string> {
-  const result = await build({ ...COMMON, nodePaths: toolchain.nodePaths, ...options, plugins: [...(options.plugins ?? []), outsideCorpus] });
+  const result = await build({ ...COMMON, nodePaths: toolchain.nodePaths, ...options, plugins: [...(options.plugins ?? []), (outsideCorpus ??= reroot())] });
   if (result.errors.length) throw new Error(`bundling ${label} failed: ${result.errors.map((e) => e.text).join('; ')}`);
   const file = result.outputFiles?.[0];
   if (!file) throw new Error(`bundling ${label} produced no output`);
