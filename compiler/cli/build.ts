@@ -6,14 +6,14 @@ import { layoutNames } from '../load/layout.ts';
 import { readBuildConfig } from '../load/build-config.ts';
 import { treeWriter } from '../write/write-tree.ts';
 import { checkBundlesOnDisk, DiskChecker, writeBundles, type BundleRecord, type OutputState } from '../write/output-state.ts';
-import { buildInputKey, defaultCacheDir, dropOutputState, outputStateStamp, readOutputState, stillOnDisk, trustedRecords, unitSource, writeOutputState, type EmissionMemo } from '../incremental.ts';
+import { buildInputKey, dropOutputState, outputStateStamp, readOutputState, stillOnDisk, trustedRecords, unitSource, writeOutputState, type EmissionMemo } from '../incremental.ts';
 import { readSourceTree } from '../load/read-source-tree.ts';
 import { keepCacheResident, residentMemo } from '../cache/build-cache.ts';
 import { DEFAULT_TARGETS_DIR } from '../targets/load-targets.ts';
 import { SCOPE_IDS, type ScopeId } from '../targets/target-types.ts';
 import { parse, UsageError, type Io, type ParsedValues } from './args.ts';
 import { HELP } from './help.ts';
-import { compileFrom, noteLines, profileOption, reportEmitted, selectBundles, sourceOf } from './common.ts';
+import { cacheDirOf, compileFrom, noteLines, profileOption, reportEmitted, selectBundles, sourceOf } from './common.ts';
 
 export const BUILD_OPTIONS = {
   target: { type: 'string', multiple: true },
@@ -152,10 +152,6 @@ export async function buildOnce(
   return 0;
 }
 
-/** The build cache's folder, or null (--no-cache). */
-function cacheDirOf(values: ParsedValues<typeof BUILD_OPTIONS>): string | null {
-  return values['no-cache'] ? null : path.resolve(values.cache ?? defaultCacheDir());
-}
 
 /** A build's last state and the check of its bundles against the disk, under way. */
 export interface DiskCheckStarted {

@@ -6,15 +6,18 @@ import { compareWithGolden, formatGoldenFinding, goldenTrees, readGoldenFiles } 
 import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { parse, type Io } from './args.ts';
 import { HELP } from './help.ts';
-import { compileFrom, reportEmitted } from './common.ts';
+import { readSourceTree } from '../load/read-source-tree.ts';
+import { cacheDirOf, compileFrom, reportEmitted, sourceOf } from './common.ts';
 
 export async function runCheck(args: string[], io: Io): Promise<number> {
-  const values = parse(args, { update: { type: 'boolean' }, golden: { type: 'string' } });
+  const values = parse(args, { update: { type: 'boolean' }, golden: { type: 'string' }, cache: { type: 'string' }, 'no-cache': { type: 'boolean' } });
   if (values.help) {
     io.out(HELP.check);
     return 0;
   }
-  const compiled = await compileFrom(values, io);
+  // The corpus is read through the build cache, as a build reads it: after an edit only the changed documents are parsed.
+  const cacheDir = cacheDirOf(values);
+  const compiled = await compileFrom(values, io, cacheDir ? { cacheDir, files: await readSourceTree(sourceOf(values)) } : {});
   if (!compiled) return 1;
   const goldenRoot = values.golden ?? 'golden';
   const { bundles, diagnostics } = emitBundles(compiled, allBundles(compiled.targets));

@@ -15,6 +15,7 @@ import { retiredMessage } from '../targets/retired-targets.ts';
 import type { ScopeId } from '../targets/target-types.ts';
 import { FULL_PROFILE, parseProfileNames } from '../compose/select-profile.ts';
 import { UsageError, type Io } from './args.ts';
+import { defaultCacheDir } from '../incremental.ts';
 
 /**
  * A capability spec (--capability, or an entry of gsd-build.json): an existing
@@ -69,6 +70,11 @@ export function sourceOf(values: { source?: string | undefined }): string {
   if (values.source !== undefined) return values.source;
   if (existsSync('source')) return 'source';
   return path.relative(process.cwd(), path.join(REPO_ROOT, 'source')) || 'source';
+}
+
+/** The build cache's folder (--cache, else the default), or null (--no-cache). */
+export function cacheDirOf(values: { cache?: string | undefined; 'no-cache'?: boolean | undefined }): string | null {
+  return values['no-cache'] ? null : path.resolve(values.cache ?? defaultCacheDir());
 }
 
 export async function compileFrom(

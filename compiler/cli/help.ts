@@ -34,11 +34,13 @@ last change. Each rebuild prints its diagnostics and writes only the files
 whose bytes changed; a rebuild that fails writes nothing, so the last good
 output stays in place. Options as for a build (--source, --out, --targets,
 --layout, --cache, --no-cache). Ctrl-C stops.`,
-  check: `Usage: gsd-build check [--update] [--source <dir>] [--golden <dir>]
+  check: `Usage: gsd-build check [--update] [--source <dir>] [--golden <dir>] [--cache <dir> | --no-cache]
 
-Builds every bundle afresh and compares it with the goldens (default ./golden),
+Builds every bundle and compares it with the goldens (default ./golden),
 printing a unified diff for each differing file. Exits 1 on any difference and on
-any missing or orphaned golden file. --update rewrites the goldens instead.`,
+any missing or orphaned golden file. --update rewrites the goldens instead.
+The corpus is read through the build cache as a build reads it (--cache, as for
+a build); --no-cache reads and checks every document afresh, storing nothing.`,
   ir: `Usage: gsd-build ir [--json] [--source <dir>]
 
 Prints the corpus IR: a summary table, or with --json the full IR

@@ -1,6 +1,6 @@
 // The CLI as users run it: verbs, help, exit codes, fail-closed writes,
 // determinism across machines' settings, and the golden check.
-import { existsSync, readFileSync, rmSync, writeFileSync, unlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { cpSync } from 'node:fs';
 import { REPO_ROOT } from '../pipeline.ts';
@@ -93,13 +93,24 @@ cli('should pass the golden check on the committed goldens', () => {
   assert.match(result.stdout, /golden check passed: \d+ bundle\(s\)/);
 });
 
-cli('should fail the golden check with a unified diff when one source byte changes', () => {
+cli('should fail the golden check with a unified diff when one source byte changes, read through the build cache or not', () => {
   const changed = copySource();
+  const cache = temporaryDir('check-cache');
+  // The check reads the corpus through the build cache: the first fills it, and an edit after it still shows.
+  const before = runCli(['check', '--source', changed, '--cache', cache]);
+  assert.is(before.status, 0, before.stderr);
+  assert.ok(readdirSync(cache).some((entry) => entry.startsWith('nodes-')), 'the parsed documents are in the cache');
   const reference = path.join(changed, 'gsd-core/references/questioning.md');
   const text = readFileSync(reference, 'utf8');
   const index = text.indexOf('e');
+  // The same size: the bytes, not only the sizes, are compared.
   writeFileSync(reference, `${text.slice(0, index)}E${text.slice(index + 1)}`);
-  const result = runCli(['check', '--source', changed]);
+  const uncached = temporaryDir('check-no-cache');
+  const fresh = runCli(['check', '--source', changed, '--no-cache', '--cache', uncached]);
+  assert.equal(readdirSync(uncached), [], '--no-cache stores nothing');
+  const result = runCli(['check', '--source', changed, '--cache', cache]);
+  assert.is(result.stderr, fresh.stderr, 'the same findings with the cache and without');
+  rmSync(cache, { recursive: true, force: true });
   assert.is(result.status, 1);
   // Every bundle carries the reference, so each shows the same one-line change.
   for (const bundle of ['claude/global/.claude', 'claude/local/.claude', 'codex/global/.codex', 'codex/local/.codex']) {
