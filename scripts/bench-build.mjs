@@ -10,7 +10,8 @@
 //     watch on it, one process rebuilding after each edit (after 3 untimed
 //     edits; timed from the write to its summary line, debounce included,
 //     and by its own figure);
-//   gsd-build on source/: cold and warm;
+//   gsd-build on source/: cold and warm; gsd-build check (against golden/)
+//     with --no-cache, with nothing changed, and after one edited file;
 //   scale: a synthetic corpus (scripts/gen-corpus.mjs) at 1×, 10×, 100× the size
 //     of source/, one bundle (claude/global), cold and after one edited file,
 //     with peak memory.
@@ -47,12 +48,13 @@ const PEAK = `data:text/javascript,${encodeURIComponent("process.on('exit', () =
 
 const load = () => os.loadavg().map((value) => value.toFixed(2)).join(' ');
 
-/** Wall time (ms) and peak RSS (KiB) of one node process. */
+/** Wall time (ms) and peak RSS (KiB) of one node process (options.allowed: the exit codes that are not a failure, [0] unless given). */
 function run(command, args, options = {}) {
   const started = process.hrtime.bigint();
-  const wrapped = spawnSync(command, ['--import', PEAK, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, ...options });
+  const { allowed = [0], ...spawnOptions } = options;
+  const wrapped = spawnSync(command, ['--import', PEAK, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, ...spawnOptions });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (wrapped.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${wrapped.status}):\n${wrapped.stderr.slice(-3000)}`);
+  if (!allowed.includes(wrapped.status)) throw new Error(`${command} ${args.join(' ')} failed (${wrapped.status}):\n${wrapped.stderr.slice(-3000)}`);
   const rss = /peak-rss-kib (\d+)/.exec(wrapped.stderr)?.[1];
   return { ms, rssKib: rss ? Number(rss) : null, stdout: wrapped.stdout };
 }
@@ -242,6 +244,14 @@ if (wanted('source')) {
     fresh('src-cache');
   });
   results.sourceWarm = series('gsd-build --all, source/: no change', () => gsdBuild(['--all', '--out', out, '--cache', cache]));
+  // The maintainers' command after an edit: check against golden/ (an edit makes it fail with a diff: exit 1).
+  results.checkFresh = series('gsd-build check, source/: --no-cache', () => gsdBuild(['check', '--no-cache']));
+  results.checkWarm = series('gsd-build check, source/: no change', () => gsdBuild(['check', '--cache', cache]));
+  const corpus = path.join(scratch, 'src-corpus');
+  cpSync(path.join(root, 'source'), corpus, { recursive: true });
+  gsdBuild(['check', '--source', corpus, '--cache', cache]);
+  results.checkOne = series('gsd-build check, source/: one edit (a diff)', () => gsdBuild(['check', '--source', corpus, '--cache', cache], { allowed: [1] }), (index) => edit(path.join(corpus, 'gsd-core/references/questioning.md'), index));
+  trash(corpus);
 }
 
 if (wanted('scale')) {
@@ -272,6 +282,7 @@ ratio('upstream installer / gsd-build watch one edit, its rebuild', results.inst
 ratio('gsd-build upstream cold / node -e 0', results.upstreamCold, results.node);
 ratio('gsd-build source/ cold / node -e 0', results.sourceCold, results.node);
 ratio('gsd-build source/ cold / no change', results.sourceCold, results.sourceWarm);
+ratio('gsd-build check --no-cache / check after one edit', results.checkFresh, results.checkOne);
 if (results.sourceCold !== undefined) console.log(`  ${'gsd-build source/ cold (goal under 1 s)'.padEnd(52)} ${(results.sourceCold / 1000).toFixed(2)} s`);
 const scales = values.scales.split(',').map(Number);
 for (const scale of scales.slice(1)) {
