@@ -1,10 +1,10 @@
 // Goldens: the committed bundles under golden/<target>/<scope>/. `check`
 // compares a fresh build with them file by file; `check --update` rewrites them.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import fg from 'fast-glob';
 import { createTwoFilesPatch } from 'diff';
 import { compareText } from '../diagnostics.ts';
+import { listFiles } from '../util/list-files.ts';
 import { bytesOf, digestOf } from '../emit/bundle-manifest.ts';
 import { byteLengthOf, type TreeFile, type VirtualTree } from '../emit/virtual-tree.ts';
 
@@ -16,13 +16,32 @@ export interface GoldenFinding {
   diff?: string;
 }
 
-/** Every golden file as bytes, keyed by its path relative to `goldenRoot`. */
+/**
+ * Every golden file as bytes, keyed by its path relative to `goldenRoot`. A
+ * symbolic link to a file (never built) is read through, so it shows as the
+ * stray or changed file it is; anything else that is neither a file nor a
+ * folder is an error. Listed and read with synchronous calls: ten thousand
+ * files as promises awaited one by one left the thread idle for seconds.
+ */
 export async function readGoldenFiles(goldenRoot: string): Promise<Map<string, Uint8Array>> {
-  if (!existsSync(goldenRoot)) return new Map();
-  const paths = (await fg('**/*', { cwd: goldenRoot, dot: true, onlyFiles: true })).sort(compareText);
+  const others: string[] = [];
+  const paths = listFiles(goldenRoot, () => false, others);
+  for (const other of others) {
+    // Never opened unless a file is behind it: a FIFO would block the read for good.
+    let kind = 'neither a file nor a folder';
+    try {
+      if (statSync(path.join(goldenRoot, other)).isFile()) {
+        paths.push(other);
+        continue;
+      }
+      kind = 'a link to something other than a file';
+    } catch (error) {
+      kind = `a link that cannot be followed (${(error as NodeJS.ErrnoException).code})`;
+    }
+    throw new Error(`${path.join(goldenRoot, other)}: expected a golden file or folder, found ${kind}`);
+  }
   const files = new Map<string, Uint8Array>();
-  // Read one after another with synchronous calls: ten thousand small files awaited one by one left the thread idle for seconds.
-  for (const file of paths) files.set(file, readFileSync(path.join(goldenRoot, file)));
+  for (const file of paths.sort(compareText)) files.set(file, readFileSync(path.join(goldenRoot, file)));
   return files;
 }
 

@@ -1,7 +1,7 @@
 // The folder walk of a source tree and the targets folder (util/list-files.ts):
 // the files fast-glob listed before it (the same options), in compareText order,
 // and an unreadable folder below the root is an error, never a shorter list.
-import { mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import fg from 'fast-glob';
@@ -9,6 +9,8 @@ import { compareText } from '../diagnostics.ts';
 import { readSourceTree } from '../load/read-source-tree.ts';
 import { readTree } from '../cache/build-cache.ts';
 import { listFiles } from '../util/list-files.ts';
+import { readGoldenFiles } from '../golden/compare-golden.ts';
+import { escapeRegExp } from '../util/text.ts';
 import { temporaryDir } from './fixture-support.ts';
 import { suite, assert } from './harness.ts';
 
@@ -33,6 +35,9 @@ walk('should list a source tree as fast-glob did, sorted by compareText', async 
   const root = awkwardTree();
   const expected = fg.sync('**/*', { cwd: root, onlyFiles: true, dot: false, followSymbolicLinks: false, ignore: ['**/node_modules/**'] }).sort(compareText);
   const listed = (await readSourceTree(root)).map((file) => file.path);
+  const others: string[] = [];
+  assert.equal(listFiles(root, () => false, others).length, 17, 'every regular file, dot entries and node_modules too');
+  assert.equal(others.sort(compareText), ['broken', 'fifo', 'link.md', 'linked-folder'], 'what is neither, when asked for');
   assert.equal(listed, expected);
   assert.equal(listed, ['*star', 'Z.md', '[x].md', 'a-b.md', 'a/b/c.md', 'a/z.md', 'ab/x.md', 'deep/kept.md', 'sub/ok.md', 'x{1,2}.md', 'ü.md']);
   // The targets folder's read keeps dot entries and node_modules, and never follows a link either.
@@ -40,6 +45,31 @@ walk('should list a source tree as fast-glob did, sorted by compareText', async 
   const names = tree.filter((part): part is string => typeof part === 'string');
   assert.equal(names, fg.sync('**/*', { cwd: root, onlyFiles: true, dot: true, followSymbolicLinks: false }).sort(compareText));
   assert.equal(new TextDecoder().decode(tree[tree.indexOf('sub/.git/HEAD') + 1] as Uint8Array), 'sub/.git/HEAD');
+});
+
+walk('should read a golden tree as fast-glob listed it, a link to a file read through, and refuse any other entry without opening it', async () => {
+  const root = temporaryDir('golden-read');
+  for (const file of ['claude/global/a.md', 'claude/global/.hidden/b.md', 'codex/local/c.md']) {
+    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    writeFileSync(path.join(root, file), file);
+  }
+  symlinkSync('a.md', path.join(root, 'claude/global/link.md'));
+  const files = await readGoldenFiles(root);
+  assert.equal([...files.keys()], fg.sync('**/*', { cwd: root, dot: true, onlyFiles: true }).sort(compareText));
+  assert.is(new TextDecoder().decode(files.get('claude/global/link.md')), 'claude/global/a.md');
+  assert.equal([...(await readGoldenFiles(path.join(root, 'missing'))).keys()], []);
+  for (const [name, make] of [['fifo', (at: string) => execFileSync('mkfifo', [at])], ['linked-folder', (at: string) => symlinkSync('.', at)], ['broken', (at: string) => symlinkSync('missing', at)]] as const) {
+    const at = path.join(root, 'codex/local', name);
+    make(at);
+    let message = '';
+    try {
+      await readGoldenFiles(root);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    assert.match(message, new RegExp(`^${escapeRegExp(at)}: expected a golden file or folder, found `), name);
+    rmSync(at);
+  }
 });
 
 walk('should list nothing for a root that is missing or a file, and refuse a folder below it that it cannot read', () => {

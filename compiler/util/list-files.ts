@@ -9,11 +9,12 @@ import { compareText } from '../diagnostics.ts';
 /**
  * Every regular file under `root` as a POSIX path relative to it, sorted by
  * compareText; none when `root` is not a folder. Symbolic links, sockets and
- * the like are neither listed nor followed. `skip(name, folder)` leaves an
+ * the like are neither listed nor followed (their paths are pushed onto
+ * `others` when given, unsorted). `skip(name, folder)` leaves an
  * entry out (a folder with all it holds). A folder below the root that
  * cannot be read is an error: a partial list would pass for the whole tree.
  */
-export function listFiles(root: string, skip: (name: string, folder: boolean) => boolean = () => false): string[] {
+export function listFiles(root: string, skip: (name: string, folder: boolean) => boolean = () => false, others?: string[]): string[] {
   const files: string[] = [];
   const visit = (relative: string) => {
     let entries: Dirent[];
@@ -26,8 +27,12 @@ export function listFiles(root: string, skip: (name: string, folder: boolean) =>
     }
     for (const entry of entries) {
       const folder = entry.isDirectory();
-      if ((!folder && !entry.isFile()) || skip(entry.name, folder)) continue;
       const child = relative ? `${relative}/${entry.name}` : entry.name;
+      if (!folder && !entry.isFile()) {
+        others?.push(child);
+        continue;
+      }
+      if (skip(entry.name, folder)) continue;
       if (folder) visit(child);
       else files.push(child);
     }
