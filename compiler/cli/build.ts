@@ -2,8 +2,6 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { bundleKey, emitBundles } from '../pipeline.ts';
-import { layoutNames } from '../load/layout.ts';
-import { readBuildConfig } from '../load/build-config.ts';
 import { treeWriter } from '../write/write-tree.ts';
 import { checkBundlesOnDisk, DiskChecker, writeBundles, type BundleRecord, type OutputState } from '../write/output-state.ts';
 import { buildInputKey, dropOutputState, outputStateStamp, readOutputState, stillOnDisk, trustedRecords, unitSource, writeOutputState, type EmissionMemo } from '../incremental.ts';
@@ -13,7 +11,7 @@ import { DEFAULT_TARGETS_DIR } from '../targets/load-targets.ts';
 import { SCOPE_IDS, type ScopeId } from '../targets/target-types.ts';
 import { parse, UsageError, type Io, type ParsedValues } from './args.ts';
 import { HELP } from './help.ts';
-import { cacheDirOf, compileFrom, noteLines, profileOption, reportEmitted, selectBundles, sourceOf } from './common.ts';
+import { cacheDirOf, compileFrom, inputsKeyed, noteLines, profileOption, reportEmitted, selectBundles, sourceOf } from './common.ts';
 
 export const BUILD_OPTIONS = {
   target: { type: 'string', multiple: true },
@@ -61,8 +59,7 @@ export async function buildOnce(
   const inputKey = cacheDir
     ? await buildInputKey(files!, values.targets ?? DEFAULT_TARGETS_DIR, { target: values.target ?? null, scope: values.scope ?? null, all: values.all ?? false, layout: values.layout ?? null, profile: values.profile ?? null })
     : '';
-  // Inputs outside the source tree and the targets (a layout file, third-party capabilities) are not in the key: such builds always build.
-  const keyed = (values.layout === undefined || layoutNames().includes(values.layout)) && (values.capability ?? []).length === 0 && (readBuildConfig(process.cwd()).config?.capabilities.length ?? 0) === 0;
+  const keyed = inputsKeyed(values);
   const summary = (bundles: number, fileCount: number, written: number, keys: readonly string[]) =>
     `built ${bundles} bundle(s), ${fileCount} files (${written} written), into ${outRoot}/ in ${Math.round(performance.now() - started)} ms: ${keys.join(', ')}`;
   if (!options.prime && cacheDir && keyed && previous && previous.inputKey === inputKey && stillOnDisk(previous, await check.all)) {

@@ -77,6 +77,15 @@ export function cacheDirOf(values: { cache?: string | undefined; 'no-cache'?: bo
   return values['no-cache'] ? null : path.resolve(values.cache ?? defaultCacheDir());
 }
 
+/**
+ * Whether every input of a build is in its key (buildInputKey: the source
+ * tree, the targets, the options): not so with a layout file or third-party
+ * capabilities, which lie elsewhere, so such builds and checks always run.
+ */
+export function inputsKeyed(values: { layout?: string | undefined; capability?: string[] | undefined }): boolean {
+  return (values.layout === undefined || layoutNames().includes(values.layout)) && (values.capability ?? []).length === 0 && (readBuildConfig(process.cwd()).config?.capabilities.length ?? 0) === 0;
+}
+
 export async function compileFrom(
   values: { source?: string | undefined; targets?: string | undefined; layout?: string | undefined; capability?: string[] | undefined },
   io: Io,

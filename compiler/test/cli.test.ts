@@ -1,6 +1,6 @@
 // The CLI as users run it: verbs, help, exit codes, fail-closed writes,
 // determinism across machines' settings, and the golden check.
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync, unlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { cpSync } from 'node:fs';
 import { REPO_ROOT } from '../pipeline.ts';
@@ -119,6 +119,47 @@ cli('should fail the golden check with a unified diff when one source byte chang
   const changedLine = text.split('\n').find((line) => line.includes(text.slice(index - 3, index + 3)))!;
   assert.ok(result.stderr.includes(`-${changedLine}`));
   assert.match(result.stderr, /\d+ golden file\(s\) out of date/);
+});
+
+cli('should pass a check again from its record only while its inputs and the goldens stand as they were', () => {
+  const source = copySource();
+  const golden = temporaryDir('golden-pass');
+  cpSync(path.join(REPO_ROOT, 'golden'), golden, { recursive: true });
+  const cache = temporaryDir('check-pass-cache');
+  const check = () => runCli(['check', '--source', source, '--golden', golden, '--cache', cache]);
+  // A golden changed in the last 3 s is never taken on trust (a second change within the clock's tick can leave its stamp as it was).
+  const settle = () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3100);
+  // A golden whose mtime a whole second can give back exactly (utimes takes seconds as a double).
+  const planner = path.join(golden, 'claude/global/.claude/agents/gsd-planner.md');
+  const mtime = Math.floor(Date.now() / 1000) - 60;
+  utimesSync(planner, mtime, mtime);
+  settle();
+  const first = check();
+  assert.is(first.status, 0, first.stderr);
+  assert.ok(readdirSync(cache).some((entry) => entry.startsWith('check-')), 'the pass is recorded');
+  // Taken from the record: no document is parsed again, so the parsed documents dropped from the cache stay dropped.
+  const parsed = () => readdirSync(cache).filter((entry) => entry.startsWith('nodes-'));
+  for (const entry of parsed()) rmSync(path.join(cache, entry));
+  const again = check();
+  assert.equal([again.status, again.stdout, again.stderr], [0, first.stdout, first.stderr]);
+  assert.equal(parsed(), [], 'the second check compiled nothing');
+  // A golden edited in place with its inode, size and mtime kept, and settled: its ctime still tells, and the full check finds the change.
+  const text = readFileSync(planner, 'utf8');
+  writeFileSync(planner, text.replace('e', 'E'));
+  utimesSync(planner, mtime, mtime);
+  assert.is(statSync(planner, { bigint: true }).mtimeNs, BigInt(mtime) * 1_000_000_000n);
+  settle();
+  const edited = check();
+  assert.is(edited.status, 1);
+  assert.ok(edited.stderr.includes('--- golden/claude/global/.claude/agents/gsd-planner.md'), edited.stderr.slice(0, 400));
+  writeFileSync(planner, text);
+  assert.is(check().status, 0, 'the golden as it was passes');
+  // A source edit is in the key.
+  const reference = path.join(source, 'gsd-core/references/questioning.md');
+  writeFileSync(reference, `${readFileSync(reference, 'utf8')}\nOne more line.\n`);
+  assert.is(check().status, 1);
+  rmSync(golden, { recursive: true, force: true });
+  rmSync(cache, { recursive: true, force: true });
 });
 
 cli('should fail the golden check on a missing or an orphaned golden file', () => {
