@@ -36,11 +36,18 @@ export async function buildInputKey(files: readonly SourceFile[], targetsDir: st
   return hashParts([compilerFingerprint(), JSON.stringify(options), 'targets', ...(await readTree(targetsDir)), 'source', ...files.flatMap((file) => [file.path, contentDigest(file.bytes)])]);
 }
 
-/** The state's slots in the cache, one pair per output folder: the base, and the head that names it (StoredState). */
-function stateName(outRoot: string): string {
-  return `output-${hashParts([path.resolve(outRoot)]).slice(0, 24)}`;
+/**
+ * Whose state it is: a build's, of what it wrote into an output folder, or a
+ * check's, of what it emitted to compare with a golden folder (its records
+ * name no file on disk: each file's digest, size and mode, mtime 0).
+ */
+export type StateOwner = 'output' | 'check';
+
+/** The state's slots in the cache, one pair per folder and owner: the base, and the head that names it (StoredState). */
+function stateName(outRoot: string, owner: StateOwner = 'output'): string {
+  return `${owner}-${hashParts([path.resolve(outRoot)]).slice(0, 24)}`;
 }
-const headName = (outRoot: string) => `${stateName(outRoot)}-head`;
+const headName = (outRoot: string, owner: StateOwner = 'output') => `${stateName(outRoot, owner)}-head`;
 
 /** The output state's version on disk: every build's state write changes it (a resident one's, when it is flushed). */
 export function outputStateStamp(cacheDir: string, outRoot: string): string {
@@ -98,10 +105,10 @@ interface StoredHead {
   units: [string, [string, ReusedFile[] | null][]][];
 }
 
-export function readOutputState(cacheDir: string, outRoot: string): StoredState | null {
-  const head = readCacheEntry(cacheDir, headName(outRoot), compilerFingerprint(), decodeHead);
+export function readOutputState(cacheDir: string, outRoot: string, owner: StateOwner = 'output'): StoredState | null {
+  const head = readCacheEntry(cacheDir, headName(outRoot, owner), compilerFingerprint(), decodeHead);
   if (!head) return null;
-  const base = readCacheEntry(cacheDir, stateName(outRoot), compilerFingerprint(), decodeBase);
+  const base = readCacheEntry(cacheDir, stateName(outRoot, owner), compilerFingerprint(), decodeBase);
   if (!base || base.id !== head.base) return null;
   const bundles: Record<string, BundleRecord> = { ...base.bundles };
   // A base kept in memory (a resident cache) is read again: its records are patched as copies. One just read from disk is
@@ -184,7 +191,7 @@ export interface NextState extends OutputState {
 /** Past this share of the base, a patch is folded into a new base. */
 const PATCH_SHARE = 4;
 
-export function writeOutputState(cacheDir: string, outRoot: string, previous: StoredState | null, next: NextState): void {
+export function writeOutputState(cacheDir: string, outRoot: string, previous: StoredState | null, next: NextState, owner: StateOwner = 'output'): void {
   const key = compilerFingerprint();
   let base = previous?.base;
   let patch = previous && next.patch ? mergedPatch(previous.patch, next.patch) : null;
@@ -202,10 +209,10 @@ export function writeOutputState(cacheDir: string, outRoot: string, previous: St
     for (const stored of Object.values(units)) weight += typeof stored === 'string' ? 1 : stored.units.size;
     base = { id: randomUUID(), weight, bundles, units };
     patch = { bundles: new Map(), units: new Map() };
-    writeCacheEntry(cacheDir, stateName(outRoot), key, base, encodeBase);
+    writeCacheEntry(cacheDir, stateName(outRoot, owner), key, base, encodeBase);
   }
   const head: Head = { base: base.id, inputKey: next.inputKey, messages: next.messages, built: next.built, files: next.files, patch };
-  writeCacheEntry(cacheDir, headName(outRoot), key, head, encodeHead);
+  writeCacheEntry(cacheDir, headName(outRoot, owner), key, head, encodeHead);
 }
 
 function encodeHead({ patch, ...head }: Head): StoredHead {

@@ -1,18 +1,18 @@
 // gsd-build check: a build of every bundle against the goldens.
-import { lstatSync } from 'node:fs';
 import path from 'node:path';
-import { allBundles, emitBundles } from '../pipeline.ts';
+import { allBundles, bundleKey, emitBundles } from '../pipeline.ts';
 import { writeTrees } from '../write/write-tree.ts';
-import { compareWithGolden, formatGoldenFinding, goldenTrees, readGoldenFiles } from '../golden/compare-golden.ts';
-import type { VirtualTree } from '../emit/virtual-tree.ts';
+import { compareWithGolden, formatGoldenFinding, goldenPaths, goldenTrees } from '../golden/compare-golden.ts';
+import { byteLengthOf, fileMode, type VirtualTree } from '../emit/virtual-tree.ts';
+import { digestOf } from '../emit/bundle-manifest.ts';
+import type { BundleRecord } from '../write/write-tree.ts';
 import { parse, type Io } from './args.ts';
 import { HELP } from './help.ts';
 import { readSourceTree } from '../load/read-source-tree.ts';
-import { buildInputKey } from '../incremental.ts';
+import { buildInputKey, readOutputState, unitSource, writeOutputState, type StoredState } from '../incremental.ts';
 import { hashParts, readCacheEntry, writeCacheEntry } from '../cache/build-cache.ts';
 import { DEFAULT_TARGETS_DIR } from '../targets/load-targets.ts';
-import { listFiles } from '../util/list-files.ts';
-import { SETTLED_MS } from '../util/settled.ts';
+import { indexedGoldens } from '../golden/golden-index.ts';
 import { cacheDirOf, compileFrom, inputsKeyed, reportEmitted, sourceOf } from './common.ts';
 
 /** What a passing check printed, kept under its inputs and the goldens' stamp: the same check again only prints it. */
@@ -26,7 +26,7 @@ const checkPass = (stored: unknown): CheckPass | null => {
   return pass !== null && typeof pass === 'object' && isLines(pass.out) && isLines(pass.err) ? { out: pass.out, err: pass.err } : null;
 };
 /** The cache slot of the last passing check of a golden folder. */
-const passName = (goldenRoot: string) => `check-${hashParts([path.resolve(goldenRoot)]).slice(0, 24)}`;
+const passName = (goldenRoot: string) => `check-pass-${hashParts([path.resolve(goldenRoot)]).slice(0, 24)}`;
 
 export async function runCheck(args: string[], io: Io): Promise<number> {
   const values = parse(args, { update: { type: 'boolean' }, golden: { type: 'string' }, cache: { type: 'string' }, 'no-cache': { type: 'boolean' } });
@@ -38,8 +38,10 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
   // The corpus is read through the build cache, as a build reads it: after an edit only the changed documents are parsed.
   const cacheDir = cacheDirOf(values);
   const files = cacheDir ? await readSourceTree(sourceOf(values)) : undefined;
-  // A check with the same inputs as the last one that passed, against goldens not touched since, passes again.
-  const stamp = cacheDir && !values.update && inputsKeyed(values) ? goldenStamp(goldenRoot) : null;
+  // The goldens' stamps, read first: a check with the same inputs as the last one that passed, against goldens not
+  // touched since, passes again. Their digests come from the cache where a file's stamp is the one indexed.
+  const goldens = values.update ? null : indexedGoldens(goldenRoot, cacheDir);
+  const stamp = cacheDir && goldens && inputsKeyed(values) ? goldens.stamp : null;
   const passKey = stamp === null ? null : `${await buildInputKey(files!, values.targets ?? DEFAULT_TARGETS_DIR, { verb: 'check', layout: values.layout ?? null })} ${stamp}`;
   const passed = passKey === null ? null : readCacheEntry(cacheDir!, passName(goldenRoot), passKey, checkPass);
   if (passed) {
@@ -51,14 +53,28 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
   const recording: Io = { out: (text) => (printed.out.push(text), io.out(text)), err: (text) => (printed.err.push(text), io.err(text)) };
   const compiled = await compileFrom(values, recording, cacheDir ? { cacheDir, files: files! } : {});
   if (!compiled) return 1;
-  const { bundles, diagnostics } = emitBundles(compiled, allBundles(compiled.targets));
+  const selections = allBundles(compiled.targets);
+  // Each bundle is emitted again from the units the last check emitted (kept by the digests of their inputs): only the
+  // units of changed documents are rendered, the others keep that emission's digests. --update writes every file: all rendered.
+  const previous = cacheDir && !values.update ? readOutputState(cacheDir, goldenRoot, 'check') : null;
+  const emitted = emitBundles(compiled, selections, undefined, cacheDir ? unitSource(previous, previous?.bundles ?? {}) : undefined);
+  const { bundles, diagnostics } = emitted;
   if (!reportEmitted(diagnostics, recording, goldenRoot)) return 1;
+  if (cacheDir) storeEmission(cacheDir, goldenRoot, previous, emitted);
   if (values.update) {
     await replaceGolden(goldenRoot, bundles);
     io.out(`updated ${goldenRoot}/ with ${bundles.size} bundle(s); review the diff before committing`);
     return 0;
   }
-  const findings = compareWithGolden(bundles, await readGoldenFiles(goldenRoot));
+  const golden = goldens!.files;
+  let findings = compareWithGolden(bundles, golden);
+  // A file that differs but was not rendered has no text for its diff: its bundle is rendered whole, and compared again.
+  const unrendered = new Set(findings.filter((finding) => finding.kind === 'differs' && finding.diff === undefined).map((finding) => finding.path.split('/').slice(0, 2).join('/')));
+  if (unrendered.size > 0) {
+    for (const [key, tree] of emitBundles(compiled, selections.filter((selection) => unrendered.has(bundleKey(selection)))).bundles) bundles.set(key, tree);
+    findings = compareWithGolden(bundles, golden);
+  }
+  goldens!.save();
   findings.forEach((finding) => io.err(formatGoldenFinding(finding)));
   if (findings.length > 0) {
     io.err(`${findings.length} golden file(s) out of date; run 'gsd-build check --update' and review the diff.`);
@@ -70,32 +86,41 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
 }
 
 /**
- * The goldens as they stand: every file's path with its inode, size, mtime and
- * ctime. Null, so nothing is taken on trust, while any of them changed in the
- * last SETTLED_MS (a second change within the file system's clock tick could
- * leave all four as they were) or the folder holds anything but files and
- * folders.
+ * Stores what this check emitted (check-owned state, incremental.ts): each
+ * bundle's units and a record of its files' digests, sizes and modes. A
+ * patch of the last state when every bundle was emitted from it, else whole.
  */
-function goldenStamp(goldenRoot: string): string | null {
-  const others: string[] = [];
-  const paths = listFiles(goldenRoot, () => false, others);
-  if (others.length > 0) return null;
-  const settledBefore = BigInt(Date.now() - SETTLED_MS) * 1_000_000n;
-  const parts: string[] = [];
-  for (const file of paths) {
-    const stats = lstatSync(path.join(goldenRoot, file), { bigint: true });
-    if (stats.mtimeNs >= settledBefore || stats.ctimeNs >= settledBefore) return null;
-    parts.push(file, `${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`);
+function storeEmission(cacheDir: string, goldenRoot: string, previous: StoredState | null, emitted: ReturnType<typeof emitBundles>): void {
+  const records: Record<string, BundleRecord> = {};
+  let files = 0;
+  for (const [key, tree] of emitted.bundles) {
+    const record: BundleRecord = {};
+    for (const [file, entry] of tree) record[file] = [digestOf(entry), byteLengthOf(entry), fileMode(entry), 0];
+    records[key] = record;
+    files += tree.size;
   }
-  return hashParts(parts);
+  const keys = [...emitted.bundles.keys()];
+  const patched = previous !== null && keys.every((key) => emitted.unitChanges.has(key) && previous.bundles[key] !== undefined);
+  const patch = patched ? { bundles: new Map(keys.map((key) => [key, recordChanges(previous.bundles[key]!, records[key]!)])), units: emitted.unitChanges } : null;
+  writeOutputState(cacheDir, goldenRoot, previous, { inputKey: '', messages: { out: [], err: [] }, bundles: records, units: emitted.units, built: keys, files, patch }, 'check');
+}
+
+/** What changed from one record to the next: each entry added or changed, and null for each one gone. */
+function recordChanges(before: BundleRecord, after: BundleRecord): Record<string, BundleRecord[string] | null> {
+  const changes: Record<string, BundleRecord[string] | null> = {};
+  for (const [file, entry] of Object.entries(after)) {
+    const was = before[file];
+    if (!was || was.some((value, index) => value !== entry[index])) changes[file] = entry;
+  }
+  for (const file of Object.keys(before)) if (!(file in after)) changes[file] = null;
+  return changes;
 }
 
 /** The goldens are exactly the bundles: a bundle folder per target and scope, nothing else. */
 export async function replaceGolden(goldenRoot: string, bundles: ReadonlyMap<string, VirtualTree>): Promise<void> {
   const { rm } = await import('node:fs/promises');
-  const existing = await readGoldenFiles(goldenRoot);
   const keep = new Set(bundles.keys());
-  for (const file of existing.keys()) {
+  for (const file of goldenPaths(goldenRoot).files) {
     const key = file.split('/').slice(0, 2).join('/');
     if (!keep.has(key)) await rm(path.join(goldenRoot, file), { force: true });
   }

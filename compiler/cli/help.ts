@@ -39,10 +39,11 @@ output stays in place. Options as for a build (--source, --out, --targets,
 Builds every bundle and compares it with the goldens (default ./golden),
 printing a unified diff for each differing file. Exits 1 on any difference and on
 any missing or orphaned golden file. --update rewrites the goldens instead.
-The corpus is read through the build cache as a build reads it (--cache, as for
-a build), and a check with the same inputs as the last one that passed, against
-goldens untouched since, passes again without building; --no-cache reads and
-checks every document afresh, storing nothing.`,
+With the build cache (--cache, as for a build), a check after an edit parses,
+renders and compares again only what the edit changed, and a check with the same
+inputs as the last one that passed, against goldens untouched since, passes
+again without building; --no-cache reads and checks everything afresh, storing
+nothing.`,
   ir: `Usage: gsd-build ir [--json] [--source <dir>]
 
 Prints the corpus IR: a summary table, or with --json the full IR

@@ -66,6 +66,11 @@ export function factsOf(file: TreeFile): FileFacts {
   return (file.facts ??= {});
 }
 
+/** The mode a file is written with, whatever the umask: 0755 when executable, else 0644. */
+export function fileMode(file: TreeFile): number {
+  return file.executable ? 0o755 : 0o644;
+}
+
 /** The file's size in bytes (a reused file's from its facts). */
 export function byteLengthOf(file: TreeFile): number {
   const facts = factsOf(file);

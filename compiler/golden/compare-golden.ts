@@ -1,37 +1,37 @@
 // Goldens: the committed bundles under golden/<target>/<scope>/. `check`
-// compares a fresh build with them file by file; `check --update` rewrites them.
+// compares a build with them file by file; `check --update` rewrites them.
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { compareText } from '../diagnostics.ts';
 import { listFiles } from '../util/list-files.ts';
 import { bytesOf, digestOf } from '../emit/bundle-manifest.ts';
+import { contentDigest } from '../emit/content-facts.ts';
 import { byteLengthOf, type TreeFile, type VirtualTree } from '../emit/virtual-tree.ts';
 
 export interface GoldenFinding {
   kind: 'differs' | 'missing' | 'orphaned';
   /** Path relative to the golden root, e.g. `claude/global/.claude/agents/gsd-planner.md`. */
   path: string;
-  /** Unified diff (golden → built) for `differs`. */
+  /** Unified diff (golden → built) for `differs`, when the built file was rendered (not reused from an earlier emission). */
   diff?: string;
 }
 
 /**
- * Every golden file as bytes, keyed by its path relative to `goldenRoot`. A
- * symbolic link to a file (never built) is read through, so it shows as the
- * stray or changed file it is; anything else that is neither a file nor a
- * folder is an error. Listed and read with synchronous calls: ten thousand
- * files as promises awaited one by one left the thread idle for seconds.
+ * The goldens' paths, sorted, and which of them are symbolic links to a file
+ * (never built: read through, so each shows as the stray or changed file it
+ * is). Anything else that is neither a file nor a folder is an error, and is
+ * never opened: a FIFO would block a read for good. Listed with synchronous
+ * calls: the thread has nothing else to do meanwhile.
  */
-export async function readGoldenFiles(goldenRoot: string): Promise<Map<string, Uint8Array>> {
+export function goldenPaths(goldenRoot: string): { files: string[]; links: Set<string> } {
   const others: string[] = [];
-  const paths = listFiles(goldenRoot, () => false, others);
+  const files = listFiles(goldenRoot, () => false, others);
   for (const other of others) {
-    // Never opened unless a file is behind it: a FIFO would block the read for good.
     let kind = 'neither a file nor a folder';
     try {
       if (statSync(path.join(goldenRoot, other)).isFile()) {
-        paths.push(other);
+        files.push(other);
         continue;
       }
       kind = 'a link to something other than a file';
@@ -40,9 +40,32 @@ export async function readGoldenFiles(goldenRoot: string): Promise<Map<string, U
     }
     throw new Error(`${path.join(goldenRoot, other)}: expected a golden file or folder, found ${kind}`);
   }
-  const files = new Map<string, Uint8Array>();
-  for (const file of paths.sort(compareText)) files.set(file, readFileSync(path.join(goldenRoot, file)));
-  return files;
+  return { files: files.sort(compareText), links: new Set(others) };
+}
+
+/** Every golden file as bytes, keyed by its path relative to `goldenRoot` (goldenPaths). */
+export async function readGoldenFiles(goldenRoot: string): Promise<Map<string, Uint8Array>> {
+  return new Map(goldenPaths(goldenRoot).files.map((file) => [file, readFileSync(path.join(goldenRoot, file))]));
+}
+
+/** The goldens as a comparison reads them: each file's size and SHA-256, its bytes only for a diff. */
+export interface GoldenFiles {
+  /** Every golden path, sorted. */
+  readonly paths: readonly string[];
+  has(file: string): boolean;
+  size(file: string): number;
+  digest(file: string): string;
+  bytes(file: string): Uint8Array;
+}
+
+function goldenFilesOf(files: ReadonlyMap<string, Uint8Array>): GoldenFiles {
+  return {
+    paths: [...files.keys()],
+    has: (file) => files.has(file),
+    size: (file) => files.get(file)!.byteLength,
+    digest: (file) => contentDigest(files.get(file)!),
+    bytes: (file) => files.get(file)!,
+  };
 }
 
 /**
@@ -67,28 +90,28 @@ export function goldenTrees(bundles: ReadonlyMap<string, VirtualTree>): Map<stri
   return trees;
 }
 
-/** Pure comparison of built bundles (keyed `<target>/<scope>`) with golden files. */
-export function compareWithGolden(bundles: ReadonlyMap<string, VirtualTree>, golden: ReadonlyMap<string, Uint8Array>): GoldenFinding[] {
+/**
+ * Pure comparison of built bundles (keyed `<target>/<scope>`) with golden
+ * files: a file is the same when its size and SHA-256 are (emit has both for
+ * every file, a file reused from an earlier emission included).
+ */
+export function compareWithGolden(bundles: ReadonlyMap<string, VirtualTree>, goldenFiles: ReadonlyMap<string, Uint8Array> | GoldenFiles): GoldenFinding[] {
+  const golden = 'paths' in goldenFiles ? goldenFiles : goldenFilesOf(goldenFiles);
   const findings: GoldenFinding[] = [];
   const built = new Map<string, TreeFile>();
   for (const [key, tree] of goldenTrees(bundles)) {
     for (const [file, entry] of tree) built.set(`${key}/${file}`, entry);
   }
   for (const [file, entry] of built) {
-    const expected = golden.get(file);
-    if (expected === undefined) {
+    if (!golden.has(file)) {
       findings.push({ kind: 'missing', path: file });
       continue;
     }
-    // Sizes first (emit measured every file): only a file of the golden's size is encoded and compared byte by byte.
-    if (byteLengthOf(entry) === expected.byteLength && Buffer.from(expected.buffer, expected.byteOffset, expected.byteLength).equals(bytesOf(entry))) continue;
-    findings.push({
-      kind: 'differs',
-      path: file,
-      diff: createTwoFilesPatch(`golden/${file}`, `built/${file}`, decode(expected), decode(bytesOf(entry)), '', '', { context: 3 }),
-    });
+    if (byteLengthOf(entry) === golden.size(file) && digestOf(entry) === golden.digest(file)) continue;
+    // A file not rendered has no text to show: the finding has no diff until it is (check.ts emits its bundle again).
+    findings.push(entry.reused ? { kind: 'differs', path: file } : { kind: 'differs', path: file, diff: createTwoFilesPatch(`golden/${file}`, `built/${file}`, decode(golden.bytes(file)), decode(bytesOf(entry)), '', '', { context: 3 }) });
   }
-  for (const file of golden.keys()) {
+  for (const file of golden.paths) {
     if (!built.has(file)) findings.push({ kind: 'orphaned', path: file });
   }
   return findings.sort((a, b) => compareText(a.path, b.path));
@@ -105,6 +128,6 @@ export function formatGoldenFinding(finding: GoldenFinding): string {
     case 'orphaned':
       return `golden/${finding.path}: orphaned golden file (the build no longer makes it)`;
     case 'differs':
-      return finding.diff!.trimEnd();
+      return finding.diff?.trimEnd() ?? `golden/${finding.path}: differs from the built file`;
   }
 }

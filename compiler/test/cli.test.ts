@@ -99,7 +99,7 @@ cli('should fail the golden check with a unified diff when one source byte chang
   // The check reads the corpus through the build cache: the first fills it, and an edit after it still shows.
   const before = runCli(['check', '--source', changed, '--cache', cache]);
   assert.is(before.status, 0, before.stderr);
-  assert.ok(readdirSync(cache).some((entry) => entry.startsWith('nodes-')), 'the parsed documents are in the cache');
+  for (const kept of [/^nodes-/, /^check-[0-9a-f]{24}\.v8$/, /^golden-/]) assert.ok(readdirSync(cache).some((entry) => kept.test(entry)), `${kept}: the parsed documents, what the check emitted, the goldens' digests`);
   const reference = path.join(changed, 'gsd-core/references/questioning.md');
   const text = readFileSync(reference, 'utf8');
   const index = text.indexOf('e');
@@ -108,6 +108,7 @@ cli('should fail the golden check with a unified diff when one source byte chang
   const uncached = temporaryDir('check-no-cache');
   const fresh = runCli(['check', '--source', changed, '--no-cache', '--cache', uncached]);
   assert.equal(readdirSync(uncached), [], '--no-cache stores nothing');
+  // Emitted again from the units the first check emitted, against the goldens' digests it indexed: the same findings.
   const result = runCli(['check', '--source', changed, '--cache', cache]);
   assert.is(result.stderr, fresh.stderr, 'the same findings with the cache and without');
   rmSync(cache, { recursive: true, force: true });
@@ -143,7 +144,8 @@ cli('should pass a check again from its record only while its inputs and the gol
   const again = check();
   assert.equal([again.status, again.stdout, again.stderr], [0, first.stdout, first.stderr]);
   assert.equal(parsed(), [], 'the second check compiled nothing');
-  // A golden edited in place with its inode, size and mtime kept, and settled: its ctime still tells, and the full check finds the change.
+  // A golden edited in place with its inode, size and mtime kept, and settled: its ctime still tells, the full check reads
+  // it again (its indexed digest is not taken), and its file, reused from the last emission, is rendered for the diff.
   const text = readFileSync(planner, 'utf8');
   writeFileSync(planner, text.replace('e', 'E'));
   utimesSync(planner, mtime, mtime);

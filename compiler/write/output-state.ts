@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { readdir as readFolder, rm, rmdir } from 'node:fs/promises';
 import { close, closeSync, constants, fchmodSync, fstatSync, openSync, renameSync, rmSync, writeFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import type { VirtualTree } from '../emit/virtual-tree.ts';
+import { fileMode, type VirtualTree } from '../emit/virtual-tree.ts';
 import { digestOf } from '../emit/bundle-manifest.ts';
 import { forgetRecordMap, makeDirectorySync, recordMap, treeWriter, type BundleRecord, type TreeWriter } from './write-tree.ts';
 import { SETTLED_MS } from '../util/settled.ts';
@@ -23,8 +23,6 @@ export interface OutputState {
   bundles: Record<string, BundleRecord>;
 }
 
-const FILE_MODE = 0o644;
-const EXECUTABLE_MODE = 0o755;
 const UMASK = process.umask();
 /**
  * The check bundlesOnDisk runs in a worker thread, as CommonJS source text: a
@@ -461,7 +459,7 @@ async function updateBundles(
     if (candidates) forgetRecordMap(trustedRecord);
     const changed: string[] = [];
     for (const [file, entry] of candidates ? candidates.map((file) => [file, tree.get(file)!] as const) : tree) {
-      const mode = entry.executable ? EXECUTABLE_MODE : FILE_MODE;
+      const mode = fileMode(entry);
       const old = record.get(file);
       if (old && old[0] === digestOf(entry) && old[2] === mode) next[file] = old;
       else changed.push(file);
@@ -474,7 +472,7 @@ async function updateBundles(
       const target = path.join(root, file);
       makeDirectorySync(path.dirname(target));
       const temporary = path.join(path.dirname(target), `.${path.basename(target)}.tmp-${process.pid}`);
-      const mode = entry.executable ? EXECUTABLE_MODE : FILE_MODE;
+      const mode = fileMode(entry);
       let stats: Stats;
       try {
         const fd = createTemporary(temporary, mode);

@@ -12,7 +12,7 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import { chmodSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { digestOf } from '../emit/bundle-manifest.ts';
-import { byteLengthOf, type VirtualTree } from '../emit/virtual-tree.ts';
+import { byteLengthOf, fileMode, type VirtualTree } from '../emit/virtual-tree.ts';
 
 /** path → [sha256, size, mode, mtimeMs] */
 export type BundleRecord = Record<string, [string, number, number, number]>;
@@ -35,8 +35,6 @@ export function forgetRecordMap(record: BundleRecord): void {
   recordMaps.delete(record);
 }
 
-const FILE_MODE = 0o644;
-const EXECUTABLE_MODE = 0o755;
 const DIRECTORY_MODE = 0o755;
 /** Read once (process.umask() with no argument only reads it). */
 const UMASK = process.umask();
@@ -168,7 +166,7 @@ export function treeWriter(outRoot: string): TreeWriter {
       let textBytes = 0;
       for (const [file, entry] of tree) {
         if (entry.reused) throw new Error(`internal: reused file ${key}/${file} has no bytes to write`);
-        const mode = entry.executable ? EXECUTABLE_MODE : FILE_MODE;
+        const mode = fileMode(entry);
         const sha256 = digestOf(entry);
         const content = `${sha256} ${mode}`;
         if (sent.has(content)) files.push({ path: file, sha256, mode, content });
