@@ -111,6 +111,10 @@ cli('should fail the golden check with a unified diff when one source byte chang
   // Emitted again from the units the first check emitted, against the goldens' digests it indexed: the same findings.
   const result = runCli(['check', '--source', changed, '--cache', cache]);
   assert.is(result.stderr, fresh.stderr, 'the same findings with the cache and without');
+  // Entries that do not read (cut short, or another program's) are passed over: the same findings again.
+  for (const entry of readdirSync(cache)) if (/^(?:check|golden)-/.test(entry)) writeFileSync(path.join(cache, entry), 'not an entry');
+  const overCorrupt = runCli(['check', '--source', changed, '--cache', cache]);
+  assert.equal([overCorrupt.status, overCorrupt.stderr], [1, fresh.stderr], 'corrupt check entries are not trusted');
   rmSync(cache, { recursive: true, force: true });
   assert.is(result.status, 1);
   // Every bundle carries the reference, so each shows the same one-line change.
