@@ -58,8 +58,9 @@ const path = require('node:path');
 const { umask, directoryMode } = workerData;
 const firsts = new Map();
 function makeDirectory(dir) {
-  const first = fs.mkdirSync(dir, { recursive: true });
-  if (!first) return;
+  const first = fs.mkdirSync(dir, { recursive: true, mode: directoryMode });
+  // Made with the mode less the umask: set again only where the umask took bits away.
+  if (!first || (directoryMode & umask) === 0) return;
   for (let at = dir; ; at = path.dirname(at)) {
     fs.chmodSync(at, directoryMode);
     if (at === first || path.dirname(at) === at) break;
@@ -75,21 +76,28 @@ function writeTree({ directory, files, texts }) {
   for (const file of files) {
     const target = path.join(directory, file.path);
     const first = firsts.get(file.content);
-    let linked = false;
+    // A link is the first file's inode: its size, mode and mtime are the ones recorded for that file.
     if (first !== undefined) {
       try {
-        fs.linkSync(first, target);
-        linked = true;
+        fs.linkSync(first.path, target);
+        record.push([file.path, [file.sha256, first.size, first.mode, first.mtimeMs]]);
+        continue;
       } catch {}
     }
-    if (!linked) {
-      const bytes = file.contents !== undefined ? file.contents : file.text !== undefined ? texts.subarray(file.text[0], file.text[0] + file.text[1]) : fs.readFileSync(first);
-      fs.writeFileSync(target, bytes, { mode: file.mode });
-      if ((file.mode & umask) !== 0) fs.chmodSync(target, file.mode);
-      if (first === undefined) firsts.set(file.content, target);
+    const bytes = file.contents !== undefined ? file.contents : file.text !== undefined ? texts.subarray(file.text[0], file.text[0] + file.text[1]) : fs.readFileSync(first.path);
+    // One open for the write, the mode and the stat: no path is looked up again.
+    const fd = fs.openSync(target, 'w', file.mode);
+    let stats;
+    try {
+      fs.writeFileSync(fd, bytes);
+      if ((file.mode & umask) !== 0) fs.fchmodSync(fd, file.mode);
+      stats = fs.fstatSync(fd);
+    } finally {
+      fs.closeSync(fd);
     }
-    const stats = fs.lstatSync(target);
-    record.push([file.path, [file.sha256, stats.size, stats.mode & 0o777, stats.mtimeMs]]);
+    const written = { path: target, size: stats.size, mode: stats.mode & 0o777, mtimeMs: stats.mtimeMs };
+    if (first === undefined) firsts.set(file.content, written);
+    record.push([file.path, [file.sha256, written.size, written.mode, written.mtimeMs]]);
   }
   return record;
 }
