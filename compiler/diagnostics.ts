@@ -75,6 +75,7 @@ export const DIAGNOSTIC_CODES = {
   'when-atom-unused': 'a when= atom of the runtime predicate table that no gsd:section marker uses (warning)',
   'ref-orphan': 'a reference that no command, workflow, agent or other reference loads (warning)',
   'runtime-build': "the corpus's runtime code (runtime/build.ts and what it bundles) does not bundle or build",
+  'golden-entry': 'an entry of the golden folder (gsd-build check) is neither a file, a link to a file, nor a folder: a link to a folder or to nothing, a FIFO, a socket or a device',
   'emit-foreign-path': "emitted text names another runtime's root",
   'limit-exceeded': "an emitted file or frontmatter value breaks a limit the runtime documents (a size, a value pattern, text it would rewrite)",
 } as const;

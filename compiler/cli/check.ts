@@ -13,6 +13,7 @@ import { buildInputKey, readOutputState, unitSource, writeOutputState, type Stor
 import { hashParts, readCacheEntry, writeCacheEntry } from '../cache/build-cache.ts';
 import { DEFAULT_TARGETS_DIR } from '../targets/load-targets.ts';
 import { indexedGoldens } from '../golden/golden-index.ts';
+import { formatDiagnostic } from '../diagnostics.ts';
 import { cacheDirOf, compileFrom, inputsKeyed, reportEmitted, sourceOf } from './common.ts';
 
 /** What a passing check printed, kept under its inputs and the goldens' stamp: the same check again only prints it. */
@@ -41,6 +42,11 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
   // The goldens' stamps, read first: a check with the same inputs as the last one that passed, against goldens not
   // touched since, passes again. Their digests come from the cache where a file's stamp is the one indexed.
   const goldens = values.update ? null : indexedGoldens(goldenRoot, cacheDir);
+  if (goldens && goldens.strays.length > 0) {
+    goldens.strays.forEach((d) => io.err(formatDiagnostic(d, goldenRoot)));
+    io.err(`${goldens.strays.length} error(s) in ${goldenRoot}/; nothing was checked ('gsd-build check --update' removes them).`);
+    return 1;
+  }
   const stamp = cacheDir && goldens && inputsKeyed(values) ? goldens.stamp : null;
   const passKey = stamp === null ? null : `${await buildInputKey(files!, values.targets ?? DEFAULT_TARGETS_DIR, { verb: 'check', layout: values.layout ?? null })} ${stamp}`;
   const passed = passKey === null ? null : readCacheEntry(cacheDir!, passName(goldenRoot), passKey, checkPass);
@@ -120,7 +126,9 @@ function recordChanges(before: BundleRecord, after: BundleRecord): Record<string
 export async function replaceGolden(goldenRoot: string, bundles: ReadonlyMap<string, VirtualTree>): Promise<void> {
   const { rm } = await import('node:fs/promises');
   const keep = new Set(bundles.keys());
-  for (const file of goldenPaths(goldenRoot).files) {
+  const { files, strays } = goldenPaths(goldenRoot);
+  // An entry that is not a file goes as a stray file does (inside a bundle kept, its folder is replaced whole).
+  for (const file of [...files, ...strays.map((stray) => stray.file)]) {
     const key = file.split('/').slice(0, 2).join('/');
     if (!keep.has(key)) await rm(path.join(goldenRoot, file), { force: true });
   }

@@ -1,9 +1,9 @@
 // Goldens: the committed bundles under golden/<target>/<scope>/. `check`
 // compares a build with them file by file; `check --update` rewrites them.
-import { readFileSync, statSync } from 'node:fs';
+import { lstatSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import { compareText } from '../diagnostics.ts';
+import { compareText, diagnostic, formatDiagnostic, type Diagnostic } from '../diagnostics.ts';
 import { listFiles } from '../util/list-files.ts';
 import { bytesOf, digestOf } from '../emit/bundle-manifest.ts';
 import { contentDigest } from '../emit/content-facts.ts';
@@ -18,34 +18,41 @@ export interface GoldenFinding {
 }
 
 /**
- * The goldens' paths, sorted, and which of them are symbolic links to a file
+ * The goldens' paths, sorted; which of them are symbolic links to a file
  * (never built: read through, so each shows as the stray or changed file it
- * is). Anything else that is neither a file nor a folder is an error, and is
- * never opened: a FIFO would block a read for good. Listed with synchronous
- * calls: the thread has nothing else to do meanwhile.
+ * is); and a golden-entry diagnostic for each entry that is neither a file,
+ * a link to one, nor a folder. Those are never opened (a FIFO would block a
+ * read for good): `check` reports them, `check --update` removes them.
  */
-export function goldenPaths(goldenRoot: string): { files: string[]; links: Set<string> } {
+export function goldenPaths(goldenRoot: string): { files: string[]; links: Set<string>; strays: Diagnostic[] } {
   const others: string[] = [];
   const files = listFiles(goldenRoot, () => false, others);
-  for (const other of others) {
-    let kind = 'neither a file nor a folder';
-    try {
-      if (statSync(path.join(goldenRoot, other)).isFile()) {
-        files.push(other);
-        continue;
-      }
-      kind = 'a link to something other than a file';
-    } catch (error) {
-      kind = `a link that cannot be followed (${(error as NodeJS.ErrnoException).code})`;
-    }
-    throw new Error(`${path.join(goldenRoot, other)}: expected a golden file or folder, found ${kind}`);
+  const links = new Set<string>();
+  const strays: Diagnostic[] = [];
+  for (const other of others.sort(compareText)) {
+    const full = path.join(goldenRoot, other);
+    const kind = strayKind(full);
+    if (kind === null) {
+      files.push(other);
+      links.add(other);
+    } else strays.push(diagnostic(other, 1, 1, 'golden-entry', `expected a file, a link to a file or a folder in the goldens, found ${kind}`));
   }
-  return { files: files.sort(compareText), links: new Set(others) };
+  return { files: files.sort(compareText), links, strays };
 }
 
-/** Every golden file as bytes, keyed by its path relative to `goldenRoot` (goldenPaths). */
+/** What an entry that is neither file nor folder is, or null for a link to a file. */
+function strayKind(full: string): string | null {
+  const own = lstatSync(full);
+  if (!own.isSymbolicLink()) return own.isFIFO() ? 'a FIFO' : own.isSocket() ? 'a socket' : 'a device';
+  const target = statSync(full, { throwIfNoEntry: false });
+  return target === undefined ? 'a link to nothing' : target.isFile() ? null : target.isDirectory() ? 'a link to a folder' : 'a link to neither file nor folder';
+}
+
+/** Every golden file as bytes, keyed by its path relative to `goldenRoot` (goldenPaths); an entry that is neither file, link to one nor folder is an error. */
 export async function readGoldenFiles(goldenRoot: string): Promise<Map<string, Uint8Array>> {
-  return new Map(goldenPaths(goldenRoot).files.map((file) => [file, readFileSync(path.join(goldenRoot, file))]));
+  const { files, strays } = goldenPaths(goldenRoot);
+  if (strays.length > 0) throw new Error(strays.map((d) => formatDiagnostic(d, goldenRoot)).join('\n'));
+  return new Map(files.map((file) => [file, readFileSync(path.join(goldenRoot, file))]));
 }
 
 /** The goldens as a comparison reads them: each file's size and SHA-256, its bytes only for a diff. */

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { hashParts, readCacheEntry, writeCacheEntry } from '../cache/build-cache.ts';
 import { contentDigest } from '../emit/content-facts.ts';
 import { SETTLED_MS } from '../util/settled.ts';
+import type { Diagnostic } from '../diagnostics.ts';
 import { goldenPaths, type GoldenFiles } from './compare-golden.ts';
 
 /** The cache entry's key: the index depends on the files alone, not on the compiler. */
@@ -26,6 +27,8 @@ function decodeIndex(stored: unknown): Index | null {
 
 export interface IndexedGoldens {
   files: GoldenFiles;
+  /** The entries that are neither file, link to a file, nor folder (goldenPaths): reported, never read. */
+  strays: Diagnostic[];
   /**
    * Every path with its stamp, hashed: the goldens as they stand. Null while
    * any file changed in the last SETTLED_MS (a second change within the file
@@ -39,7 +42,7 @@ export interface IndexedGoldens {
 
 /** The goldens under `goldenRoot`, their digests taken from `cacheDir`'s index where a file's stamp is the one indexed. */
 export function indexedGoldens(goldenRoot: string, cacheDir: string | null, now = Date.now()): IndexedGoldens {
-  const { files: paths, links } = goldenPaths(goldenRoot);
+  const { files: paths, links, strays } = goldenPaths(goldenRoot);
   const known: Index = (cacheDir ? readCacheEntry(cacheDir, indexName(goldenRoot), INDEX_FORMAT, decodeIndex) : null) ?? new Map();
   const settledBefore = BigInt(now - SETTLED_MS) * 1_000_000n;
   const stats = new Map<string, { stamp: string | null; size: number }>();
@@ -85,6 +88,7 @@ export function indexedGoldens(goldenRoot: string, cacheDir: string | null, now 
   const trusted = [...stats.values()].every((stat) => stat.stamp !== null);
   return {
     files,
+    strays,
     stamp: trusted ? hashParts(paths.flatMap((file) => [file, stats.get(file)!.stamp!])) : null,
     save: () => {
       if (cacheDir && (changed || next.size !== known.size)) writeCacheEntry(cacheDir, indexName(goldenRoot), INDEX_FORMAT, next);

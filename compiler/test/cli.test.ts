@@ -1,6 +1,7 @@
 // The CLI as users run it: verbs, help, exit codes, fail-closed writes,
 // determinism across machines' settings, and the golden check.
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync, unlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { cpSync } from 'node:fs';
 import { REPO_ROOT } from '../pipeline.ts';
@@ -9,6 +10,9 @@ import { suite, assert } from './harness.ts';
 import { copySource, FIXTURES, runCli, snapshotTree, temporaryDir } from './fixture-support.ts';
 
 const cli = suite('cli');
+
+/** Whether anything is at `at`, a link to nothing included. */
+const lstatExists = (at: string) => lstatSync(at, { throwIfNoEntry: false }) !== undefined;
 
 for (const verb of ['', 'check ', 'ir ', 'budgets ']) {
   cli(`should print help and exit 0 for "gsd-build ${verb}--help"`, () => {
@@ -177,7 +181,22 @@ cli('should fail the golden check on a missing or an orphaned golden file', () =
   assert.is(result.status, 1);
   assert.match(result.stderr, /golden\/claude\/global\/\.claude\/agents\/gsd-planner\.md: missing golden file/);
   assert.match(result.stderr, /golden\/codex\/local\/\.codex\/stray\.md: orphaned golden file/);
+  // Entries that are no file: reported at their paths before anything is built, never opened (a FIFO would block a read).
+  execFileSync('mkfifo', [path.join(golden, 'codex/local/.codex/pipe')]);
+  symlinkSync('nowhere', path.join(golden, 'dangling'));
+  const strays = runCli(['check', '--golden', golden]);
+  assert.is(strays.status, 1);
+  assert.is(
+    strays.stderr,
+    [
+      `${golden}/codex/local/.codex/pipe:1:1: error golden-entry expected a file, a link to a file or a folder in the goldens, found a FIFO`,
+      `${golden}/dangling:1:1: error golden-entry expected a file, a link to a file or a folder in the goldens, found a link to nothing`,
+      `2 error(s) in ${golden}/; nothing was checked ('gsd-build check --update' removes them).`,
+      '',
+    ].join('\n'),
+  );
   assert.is(runCli(['check', '--update', '--golden', golden]).status, 0);
+  assert.not.ok(existsSync(path.join(golden, 'codex/local/.codex/pipe')) || lstatExists(path.join(golden, 'dangling')), 'the update removed both');
   assert.is(runCli(['check', '--golden', golden]).status, 0);
   assert.not.ok(existsSync(path.join(golden, 'codex/local/.codex/stray.md')));
   rmSync(golden, { recursive: true, force: true });

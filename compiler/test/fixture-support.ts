@@ -6,6 +6,7 @@ import { allBundles, compile, emitBundles, errorsOf } from '../pipeline.ts';
 import { DEFAULT_TARGETS_DIR } from '../targets/load-targets.ts';
 import { parseLayout, type Layout } from '../load/layout.ts';
 import { readBuildConfig } from '../load/build-config.ts';
+import { goldenPaths } from '../golden/compare-golden.ts';
 
 export const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
 
@@ -19,6 +20,11 @@ export async function diagnoseTree(dir: string): Promise<string[]> {
   // A fixture's own gsd-build.json is read as the CLI reads the one in its working folder.
   const buildConfig = readBuildConfig(dir);
   if (buildConfig.diagnostics.length > 0) return buildConfig.diagnostics.map((d) => formatDiagnostic(d));
+  // A fixture's own golden/ folder is listed as `gsd-build check` lists it.
+  if (existsSync(path.join(dir, 'golden'))) {
+    const { strays } = goldenPaths(path.join(dir, 'golden'));
+    if (strays.length > 0) return strays.map((d) => formatDiagnostic(d, 'golden'));
+  }
   // A fixture's own layout.json is read as `--layout FILE` would read it.
   let layout: Layout | undefined;
   if (existsSync(path.join(dir, 'layout.json'))) {
