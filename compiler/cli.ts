@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { UsageError, type Io } from './cli/args.ts';
 import { HELP, type Verb } from './cli/help.ts';
+import { prestartDiskCheckThread } from './write/disk-check-thread.ts';
 
 export type { Io } from './cli/args.ts';
 
@@ -47,6 +48,9 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
     io.out(HELP[verb]);
     return 0;
   }
+  // A build with a cache checks its last output on disk in a thread: started now, it is ready by the time the
+  // compiler's modules have loaded and the last state is read.
+  if (verb === 'build' && !rest.includes('--no-cache')) prestartDiskCheckThread();
   try {
     return await (await VERBS[verb]())(rest, io);
   } catch (error) {

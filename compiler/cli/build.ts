@@ -3,7 +3,8 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { bundleKey, emitBundles } from '../pipeline.ts';
 import { treeWriter } from '../write/write-tree.ts';
-import { checkBundlesOnDisk, DiskChecker, writeBundles, type BundleRecord, type OutputState } from '../write/output-state.ts';
+import { checkBundlesOnDisk, DiskChecker, writeBundles, type BundleRecord, type DiskCheck, type OutputState } from '../write/output-state.ts';
+import { dropSpareDiskCheckThread } from '../write/disk-check-thread.ts';
 import { buildInputKey, dropOutputState, outputStateStamp, readOutputState, stillOnDisk, trustedRecords, unitSource, writeOutputState, type EmissionMemo } from '../incremental.ts';
 import { readSourceTree } from '../load/read-source-tree.ts';
 import { keepCacheResident, residentMemo } from '../cache/build-cache.ts';
@@ -62,7 +63,10 @@ export async function buildOnce(
   const keyed = inputsKeyed(values);
   const summary = (bundles: number, fileCount: number, written: number, keys: readonly string[]) =>
     `built ${bundles} bundle(s), ${fileCount} files (${written} written), into ${outRoot}/ in ${Math.round(performance.now() - started)} ms: ${keys.join(', ')}`;
-  if (!options.prime && cacheDir && keyed && previous && previous.inputKey === inputKey && stillOnDisk(previous, await check.all)) {
+  const unchanged = !options.prime && cacheDir && keyed && previous && previous.inputKey === inputKey;
+  // Nothing else to do until the check answers: this thread takes a share of it.
+  if (unchanged) check.assist();
+  if (unchanged && stillOnDisk(previous, await check.all)) {
     if (options.replay !== false) previous.messages.err.forEach((line) => io.err(line));
     io.out(summary(previous.built.length, previous.files, 0, previous.built));
     if (options.replay !== false) previous.messages.out.forEach((line) => io.out(line));
@@ -103,7 +107,9 @@ export async function buildOnce(
     // The bundles still on disk as the last build left them: their unchanged files are not written.
     const trusted: Record<string, BundleRecord> = {};
     const trustedOf = async (key: string) => {
-      if (recorded[key] === undefined || !(await check.each.get(key))) return undefined;
+      if (recorded[key] === undefined) return undefined;
+      check.assist();
+      if (!(await check.each.get(key))) return undefined;
       return (trusted[key] = recorded[key]);
     };
     // A recorded bundle found changed on disk: rendered whole (no record is trusted), each file's facts equal to the
@@ -154,7 +160,7 @@ export async function buildOnce(
 export interface DiskCheckStarted {
   previous: ReturnType<typeof readOutputState>;
   checker: DiskChecker | null;
-  check: ReturnType<typeof checkBundlesOnDisk>;
+  check: DiskCheck;
 }
 
 /**
@@ -170,7 +176,9 @@ export function startDiskCheck(values: ParsedValues<typeof BUILD_OPTIONS>): Disk
   // Kept by a resident process (watch), whose checks run while it waits for quiet (runWatch): a thread per core, up to
   // four, shares them. Any other build makes one thread for its check alone (checkBundlesOnDisk), beside its compile.
   const checker = cacheDir ? residentMemo(`disk-checker ${path.resolve(outRoot)}`, () => new DiskChecker({ keepFolderStamps: true, threads: Math.min(4, availableParallelism()) }), (kept) => void kept.stop()) : null;
-  const check = previous ? checkBundlesOnDisk(outRoot, selectedRecords(previous.bundles, values), checker ?? undefined) : { all: Promise.resolve(new Set<string>()), each: new Map<string, Promise<boolean>>() };
+  // Without a last state there is nothing to check: a thread started ahead for the check (cli.ts) is stopped.
+  if (!previous) dropSpareDiskCheckThread();
+  const check = previous ? checkBundlesOnDisk(outRoot, selectedRecords(previous.bundles, values), checker ?? undefined) : { all: Promise.resolve(new Set<string>()), each: new Map<string, Promise<boolean>>(), assist: () => {} };
   return { previous, checker, check };
 }
 

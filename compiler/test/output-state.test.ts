@@ -11,6 +11,8 @@ import { suite, assert } from './harness.ts';
 import { snapshotTree, temporaryDir } from './fixture-support.ts';
 import { treeWriter } from '../write/write-tree.ts';
 import { REPO_ROOT } from '../pipeline.ts';
+import { checkClaimed, diskCheckThread, dropSpareDiskCheckThread, prestartDiskCheckThread, type DiskCheckJob } from '../write/disk-check-thread.ts';
+import { once } from 'node:events';
 
 const state = suite('output state');
 
@@ -201,18 +203,27 @@ await writeBundles(${JSON.stringify(out)}, new Map([['t/global', tree]]), { 't/g
   rmSync(out, { recursive: true, force: true });
 });
 
-state('should check each bundle on one of its threads, each answer its own, and patch the thread that holds it', async () => {
-  const out = temporaryDir('output-state');
-  const keys = ['a/global', 'a/local', 'b/global', 'b/local', 'c/global'];
+/**
+ * TREE written as each of `keys`, and their records. Bundles share a file as
+ * links of one inode: each gets its own README.txt, so a change stays in its bundle.
+ */
+async function bundlesApart(out: string, keys: readonly string[]): Promise<Record<string, BundleRecord>> {
   const { records } = await writeBundles(out, new Map(keys.map((key) => [key, TREE])), {});
-  // Two bundles share a file only as links of one inode: give each bundle its own, so a change stays in its bundle.
   for (const key of keys) {
     const file = path.join(out, key, 'README.txt');
     const text = readFileSync(file, 'utf8');
     rmSync(file);
     writeFileSync(file, text);
-    records[key]!['README.txt'] = [records[key]!['README.txt']![0], lstatSync(file).size, lstatSync(file).mode & 0o777, lstatSync(file).mtimeMs];
+    const stats = lstatSync(file);
+    records[key]!['README.txt'] = [records[key]!['README.txt']![0], stats.size, stats.mode & 0o777, stats.mtimeMs];
   }
+  return records;
+}
+
+state('should check each bundle on one of its threads, each answer its own, and patch the thread that holds it', async () => {
+  const out = temporaryDir('output-state');
+  const keys = ['a/global', 'a/local', 'b/global', 'b/local', 'c/global'];
+  const records = await bundlesApart(out, keys);
   const checker = new DiskChecker({ keepFolderStamps: true, settledMs: 0, threads: 3 });
   try {
     const first = checker.checkEach(out, records);
@@ -237,6 +248,82 @@ state('should check each bundle on one of its threads, each answer its own, and 
     await checker.stop();
   }
   rmSync(out, { recursive: true, force: true });
+});
+
+/** A job of the disk check for a record, as DiskChecker sends it: [path, size, mode, mtime] per file. */
+const jobOf = (key: string, record: BundleRecord): DiskCheckJob => ({ key, listing: JSON.stringify(Object.entries(record).map(([file, [, size, mode, mtime]]) => [file, size, mode, mtime])) });
+const freshClaims = () => new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+
+state('should find every change on the calling thread as on the check thread (checkClaimed)', async () => {
+  const answers = (out: string, jobs: DiskCheckJob[], claims = freshClaims()) => {
+    const got: [string, boolean][] = [];
+    checkClaimed(out, jobs, claims, (key, ok) => got.push([key, ok]));
+    return got;
+  };
+  const intact = await written();
+  assert.equal(answers(intact.out, [jobOf('t/global', intact.record)]), [['t/global', true]]);
+  // A listing that does not read as one trusts nothing.
+  assert.equal(answers(intact.out, [{ key: 't/global', listing: '{"not":"a listing"}' }]), [['t/global', false]]);
+  rmSync(intact.out, { recursive: true, force: true });
+  for (const [what, change] of CHANGES) {
+    const { out, root, record } = await written();
+    change(root);
+    assert.equal(answers(out, [jobOf('t/global', record)]), [['t/global', false]], what);
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+state('should share one check between its thread and the calling thread, each bundle answered once and rightly', async () => {
+  const out = temporaryDir('output-state');
+  const keys = ['a/global', 'a/local', 'b/global', 'b/local', 'c/global', 'c/local'];
+  const records = await bundlesApart(out, keys);
+  appendFileSync(path.join(out, 'b/local/README.txt'), 'by hand\n');
+  rmSync(path.join(out, 'c/global/skills/gsd-a/SKILL.md'));
+  const expected = keys.filter((key) => key !== 'b/local' && key !== 'c/global');
+  // The places already taken (by the thread) are not the calling thread's: it answers only the rest.
+  const claims = freshClaims();
+  claims[0] = 2;
+  const got: string[] = [];
+  checkClaimed(out, keys.map((key) => jobOf(key, records[key]!)), claims, (key, ok) => got.push(`${key} ${ok}`));
+  assert.equal(got, ['b/global true', 'b/local false', 'c/global false', 'c/local true']);
+  assert.ok(claims[0]! >= keys.length, 'every place taken');
+  // A check assisted at once (its thread still starting: the calling thread takes most or all), and one left to its thread.
+  for (const assisted of [true, false]) {
+    const checker = new DiskChecker();
+    try {
+      const check = checker.checkEach(out, records);
+      if (assisted) check.assist();
+      assert.equal([...(await check.all)].sort(), expected, `assisted: ${assisted}`);
+      for (const key of keys) assert.is(await check.each.get(key), expected.includes(key), `${key}, assisted: ${assisted}`);
+    } finally {
+      await checker.stop();
+    }
+  }
+  rmSync(out, { recursive: true, force: true });
+});
+
+state('should hand the thread started ahead to the first check only, and stop it when no check takes it', async () => {
+  const ahead = prestartDiskCheckThread();
+  assert.is(prestartDiskCheckThread(), ahead, 'one thread ahead at a time');
+  assert.is(diskCheckThread(), ahead);
+  const other = diskCheckThread();
+  assert.ok(other !== ahead, 'a new thread once the one ahead is taken');
+  await Promise.all([ahead.terminate(), other.terminate()]);
+  // Dropped: it exits.
+  const dropped = prestartDiskCheckThread();
+  const exited = once(dropped, 'exit');
+  dropSpareDiskCheckThread();
+  await exited;
+  const after = diskCheckThread();
+  assert.ok(after !== dropped);
+  await after.terminate();
+  // One that exits before a check takes it is not handed out.
+  const lost = prestartDiskCheckThread();
+  await lost.terminate();
+  await new Promise((resolve) => setImmediate(resolve));
+  const taken = diskCheckThread();
+  assert.ok(taken !== lost);
+  await taken.terminate();
 });
 
 state.run();

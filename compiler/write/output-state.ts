@@ -4,7 +4,7 @@
 // it still matches its record exactly (same files and folders, same sizes,
 // modes and mtimes): a hand edit, a deleted or an added file, and the whole
 // bundle is written afresh.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { readdir as readFolder, rm, rmdir } from 'node:fs/promises';
 import { close, closeSync, constants, fchmodSync, fstatSync, openSync, renameSync, rmSync, writeFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
@@ -12,6 +12,7 @@ import { fileMode, type VirtualTree } from '../emit/virtual-tree.ts';
 import { digestOf } from '../emit/bundle-manifest.ts';
 import { forgetRecordMap, makeDirectorySync, recordMap, treeWriter, type BundleRecord, type TreeWriter } from './write-tree.ts';
 import { SETTLED_MS } from '../util/settled.ts';
+import { checkClaimed, diskCheckThread, type DiskCheckJob } from './disk-check-thread.ts';
 
 export type { BundleRecord };
 
@@ -24,151 +25,6 @@ export interface OutputState {
 }
 
 const UMASK = process.umask();
-/**
- * The check bundlesOnDisk runs in a worker thread, as CommonJS source text: a
- * text the bundler leaves alone, so it runs the same under the TypeScript
- * loader and in the prebuilt compiler. A bundle matches when its folder holds
- * exactly the record's files and the folders they need, nothing else, each
- * file a regular file with the recorded size, mode and mtime. The thread keeps
- * each bundle's listing between checks: a check names a bundle whose listing
- * it holds, or brings a new one; a patch (the files an update wrote or
- * removed) brings the one it holds up to date.
- */
-const DISK_CHECK = String.raw`
-const { parentPort } = require('node:worker_threads');
-const fs = require('node:fs');
-const path = require('node:path');
-// bundle key → { files: Map(path → [size, mode, mtime]), folders: Set | null (made when first needed) }; absent: trust nothing.
-const known = new Map();
-function read(listing) {
-  // [path, size, mode, mtime] per file (diskListing); anything else trusts nothing.
-  let entries;
-  try {
-    entries = JSON.parse(listing);
-  } catch {
-    return null;
-  }
-  if (!Array.isArray(entries)) return null;
-  const files = new Map();
-  for (const entry of entries) {
-    if (!Array.isArray(entry) || entry.length !== 4 || typeof entry[0] !== 'string') return null;
-    files.set(entry[0], [entry[1], entry[2], entry[3]]);
-  }
-  return { files, folders: null, children: null, stamps: null };
-}
-function patch(key, changes) {
-  const listing = known.get(key);
-  if (!listing || !Array.isArray(changes)) return known.delete(key);
-  for (const change of changes) {
-    if (!Array.isArray(change) || typeof change[0] !== 'string') return known.delete(key);
-    if (change[1] === null) listing.files.delete(change[0]);
-    else if (Array.isArray(change[1]) && change[1].length === 3) listing.files.set(change[0], change[1]);
-    else return known.delete(key);
-  }
-  // The record's folders may have changed; the folders an update wrote in have new stamps.
-  listing.folders = null;
-  listing.children = null;
-}
-function foldersOf(listing) {
-  if (listing.folders) return listing.folders;
-  const folders = new Set();
-  for (const file of listing.files.keys()) for (let dir = path.posix.dirname(file); dir !== '.' && !folders.has(dir); dir = path.posix.dirname(dir)) folders.add(dir);
-  return (listing.folders = folders);
-}
-// folder ('' for the bundle's own) → the record's files and folders directly in it.
-function childrenOf(listing) {
-  if (listing.children) return listing.children;
-  const children = new Map();
-  const of = (dir) => {
-    const key = dir === '.' ? '' : dir;
-    let entry = children.get(key);
-    if (!entry) children.set(key, (entry = { files: [], folders: [] }));
-    return entry;
-  };
-  for (const file of listing.files.keys()) of(path.posix.dirname(file)).files.push(file);
-  for (const folder of foldersOf(listing)) of(path.posix.dirname(folder)).folders.push(folder);
-  return (listing.children = children);
-}
-// settledBefore (ms since the epoch) or null: a folder's stamp (inode, mtime, ctime) is kept when it last changed before
-// then, and a later check whose folder has that stamp still takes its entries to be the ones found (adding, removing or
-// renaming an entry changes the folder's mtime and ctime), so reads no listing of it.
-function matches(root, listing, settledBefore) {
-  const record = listing.files;
-  const folders = foldersOf(listing);
-  const stamps = new Map();
-  let fileCount = 0;
-  let folderCount = 0;
-  const fileMatches = (child) => {
-    const expected = record.get(child);
-    if (!expected) return false;
-    fileCount += 1;
-    // Joined by hand: the record's paths are relative, '/'-separated and normal (path.join's normalising was a third of the check).
-    const stats = fs.lstatSync(root + '/' + child, { throwIfNoEntry: false });
-    return !!stats && stats.isFile() && stats.size === expected[0] && (stats.mode & 0o777) === expected[1] && stats.mtimeMs === expected[2];
-  };
-  const walk = (relative) => {
-    const full = relative ? root + '/' + relative : root;
-    if (settledBefore !== null) {
-      const stats = fs.lstatSync(full, { bigint: true, throwIfNoEntry: false });
-      if (!stats || !stats.isDirectory()) return false;
-      const stamp = stats.ino + ':' + stats.mtimeNs + ':' + stats.ctimeNs;
-      const changed = stats.mtimeNs > stats.ctimeNs ? stats.mtimeNs : stats.ctimeNs;
-      if (Number(changed / 1000000n) < settledBefore) stamps.set(relative, stamp);
-      if (listing.stamps && listing.stamps.get(relative) === stamp) {
-        const own = childrenOf(listing).get(relative) || { files: [], folders: [] };
-        for (const file of own.files) if (!fileMatches(file)) return false;
-        for (const folder of own.folders) {
-          folderCount += 1;
-          if (!walk(folder)) return false;
-        }
-        return true;
-      }
-    }
-    let entries;
-    try {
-      entries = fs.readdirSync(full, { withFileTypes: true });
-    } catch {
-      return false;
-    }
-    for (const entry of entries) {
-      const child = relative ? relative + '/' + entry.name : entry.name;
-      if (entry.isDirectory()) {
-        folderCount += 1;
-        if (!folders.has(child) || !walk(child)) return false;
-      } else if (entry.isFile()) {
-        if (!fileMatches(child)) return false;
-      } else return false;
-    }
-    return true;
-  };
-  const ok = walk('') && fileCount === record.size && folderCount === folders.size;
-  // Stamps vouch for entries found as recorded, so only a match keeps them.
-  listing.stamps = ok && settledBefore !== null ? stamps : null;
-  return ok;
-}
-parentPort.on('message', (message) => {
-  if (message.patches) {
-    for (const [key, changes] of message.patches) patch(key, changes);
-    return;
-  }
-  for (const job of message.bundles) {
-    if (typeof job.listing === 'string') {
-      const listing = read(job.listing);
-      if (listing) known.set(job.key, listing);
-      else known.delete(job.key);
-    }
-    const listing = known.get(job.key);
-    let ok = false;
-    try {
-      ok = !!listing && matches(path.join(message.outRoot, job.key), listing, typeof message.settledBefore === 'number' ? message.settledBefore : null);
-    } catch {}
-    // Each bundle as soon as it is checked: a build may start writing it while the next is checked.
-    parentPort.postMessage({ id: message.id, key: job.key, ok });
-  }
-  parentPort.postMessage({ id: message.id, done: true });
-});
-`;
-
 /**
  * What the disk check reads of a record, as one JSON text: a string is copied
  * to the worker whole, where the record as objects (with every digest, which
@@ -183,8 +39,22 @@ function diskListing(record: BundleRecord): string {
   return JSON.stringify(entries);
 }
 
+/** A disk check under way (DiskChecker.checkEach). */
+export interface DiskCheck {
+  /** The keys of the bundles found on disk as recorded, once every answer is in. */
+  all: Promise<Set<string>>;
+  /** Each bundle's answer, as soon as it is known: whether it is on disk as recorded. */
+  each: Map<string, Promise<boolean>>;
+  /**
+   * Checks here, on the calling thread, the bundles no thread has taken yet,
+   * and returns when none is left: for a caller that would otherwise only
+   * wait for the answers.
+   */
+  assist(): void;
+}
+
 /**
- * The disk check's threads (DISK_CHECK) and what they hold: for each bundle,
+ * The disk check's threads (disk-check-thread.ts) and what they hold: for each bundle,
  * the record whose listing its thread has. A build in a resident process
  * (watch) keeps one for every rebuild, so a check sends only the listings its
  * threads do not hold (after an update in place, the thread has the update's
@@ -222,8 +92,8 @@ export class DiskChecker {
   }
 
   /** check, with each bundle's answer as soon as it is known (`each`: key → whether it is on disk as recorded). */
-  checkEach(outRoot: string, records: Readonly<Record<string, BundleRecord>>): { all: Promise<Set<string>>; each: Map<string, Promise<boolean>> } {
-    const shares = new Map<number, { key: string; listing?: string }[]>();
+  checkEach(outRoot: string, records: Readonly<Record<string, BundleRecord>>): DiskCheck {
+    const shares = new Map<number, DiskCheckJob[]>();
     for (const [key, record] of Object.entries(records)) {
       const job = this.held.get(key) === record ? { key } : { key, listing: diskListing(record) };
       this.held.set(key, record);
@@ -245,8 +115,11 @@ export class DiskChecker {
         })));
       }
     }
-    if (shares.size === 0) return { all: Promise.resolve(trusted), each };
+    if (shares.size === 0) return { all: Promise.resolve(trusted), each, assist: () => {} };
     const id = (this.next += 1);
+    const root = path.resolve(outRoot);
+    // Each thread takes its bundles one at a time from a count it shares with the main thread (assist).
+    const claims = new Map([...shares.keys()].map((owner) => [owner, new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT))]));
     const all = new Promise<Set<string>>((resolve) => {
       const done = () => {
         for (const answer of [...pending.values()]) answer(false);
@@ -259,10 +132,21 @@ export class DiskChecker {
         // Kept alive while a check of it is under way, and only then.
         this.outstanding.set(thread, (this.outstanding.get(thread) ?? 0) + 1);
         thread.ref();
-        thread.postMessage({ id, outRoot: path.resolve(outRoot), bundles, settledBefore });
+        thread.postMessage({ id, outRoot: root, bundles, settledBefore, claims: claims.get(owner)!.buffer });
       }
     });
-    return { all, each };
+    const assist = () => {
+      for (const [owner, bundles] of shares) {
+        // A listing the thread holds is not the main thread's to read.
+        if (!bundles.every((job) => job.listing !== undefined)) continue;
+        checkClaimed(root, bundles, claims.get(owner)!, (key, ok) => {
+          // The thread never read this listing: the next check sends it.
+          this.held.delete(key);
+          pending.get(key)?.(ok);
+        });
+      }
+    };
+    return { all, each, assist };
   }
 
   /** After an update in place: `record` replaced `base` by `changes` (null: a file removed); without the base held, the next check sends it whole. */
@@ -305,7 +189,7 @@ export class DiskChecker {
   private thread(index: number): Worker {
     const running = this.workers[index];
     if (running) return running;
-    const worker = new Worker(DISK_CHECK, { eval: true });
+    const worker = diskCheckThread();
     worker.on('message', (reply: { id: number; key?: unknown; ok?: unknown }) => {
       const waiting = this.waiting.get(reply.id);
       // Only a key this check asked about counts (`each` holds exactly those).
@@ -335,7 +219,7 @@ export class DiskChecker {
 
 /**
  * The keys of the bundles whose folder `<outRoot>/<key>` is exactly what its
- * record says (DISK_CHECK). The tens of thousands of lstat calls run in a
+ * record says (disk-check-thread.ts). The tens of thousands of lstat calls run in a
  * worker thread, beside whatever the caller does next (a build reads its
  * sources and compiles): `checker`'s (a resident build's), or one made for
  * this check alone.
@@ -345,7 +229,7 @@ export async function bundlesOnDisk(outRoot: string, records: Readonly<Record<st
 }
 
 /** bundlesOnDisk, with each bundle's answer as soon as it is known (DiskChecker.checkEach). */
-export function checkBundlesOnDisk(outRoot: string, records: Readonly<Record<string, BundleRecord>>, checker?: DiskChecker): ReturnType<DiskChecker['checkEach']> {
+export function checkBundlesOnDisk(outRoot: string, records: Readonly<Record<string, BundleRecord>>, checker?: DiskChecker): DiskCheck {
   if (checker) return checker.checkEach(outRoot, records);
   const once = new DiskChecker();
   const check = once.checkEach(outRoot, records);
