@@ -7,7 +7,8 @@ import { compareText } from './diagnostics.ts';
 import { randomUUID } from 'node:crypto';
 import { cacheEntryStamp, cacheIsResident, compilerFingerprint, hashParts, readCacheEntry, readTree, removeCacheEntry, writeCacheEntry } from './cache/build-cache.ts';
 import type { SourceFile } from './load/read-source-tree.ts';
-import type { BundleRecord, OutputState } from './write/output-state.ts';
+import type { BundleRecord, CheckedRecords, OutputState } from './write/output-state.ts';
+import type { DiskListing } from './write/disk-check-thread.ts';
 import type { Emission, StoredUnits, UnitSource } from './pipeline.ts';
 import type { ReusedFile } from './emit/render-units.ts';
 import { contentDigest } from './emit/content-facts.ts';
@@ -75,7 +76,8 @@ interface StateBase {
   id: string;
   /** How many record and unit entries it holds: a head whose patch outweighs a quarter of it makes a new base. */
   weight: number;
-  bundles: Record<string, BundleRecord>;
+  /** Each bundle's record, or its JSON text as stored (StateRecords parses it when first asked for). */
+  bundles: Record<string, BundleRecord | string>;
   units: Record<string, string | StoredUnits>;
 }
 
@@ -86,13 +88,91 @@ interface StateBase {
  * writes only the head; the base is written again when a bundle is written
  * whole or the patch outgrows it.
  */
-export interface StoredState extends OutputState {
+export interface StoredState extends Omit<OutputState, 'bundles'> {
   /** The bundles that build wrote, in order. */
   built: string[];
   /** Its summary line's numbers. */
   files: number;
+  /** Each bundle's record, the patch applied. */
+  records: StateRecords;
   base: StateBase;
   patch: StatePatch;
+}
+
+/**
+ * A state's records, each made when first asked for: the base's (as stored,
+ * JSON text, or kept in memory) with the head's patch applied. A build with
+ * nothing changed asks for none: the disk check reads each as the stored text
+ * and the patch (listing), so no record is parsed or written out again.
+ */
+export class StateRecords implements CheckedRecords {
+  /**
+   * `owned`: the base was just read from disk and is this build's own, so a
+   * record is patched in place; a base kept in memory (a resident cache) is
+   * read again, so its records are patched as copies.
+   */
+  constructor(
+    private readonly base: StateBase,
+    private readonly patch: StatePatch,
+    private readonly owned: boolean,
+  ) {}
+
+  private readonly made = new Map<string, BundleRecord | null>();
+
+  keys(): string[] {
+    const keys = new Set(Object.keys(this.base.bundles));
+    for (const key of this.patch.bundles.keys()) keys.add(key);
+    return [...keys];
+  }
+
+  /** A bundle's record; undefined when the state has none, or its stored text does not read as one (not trusted). */
+  get(key: string): BundleRecord | undefined {
+    let record = this.made.get(key);
+    if (record === undefined) this.made.set(key, (record = this.make(key)));
+    return record ?? undefined;
+  }
+
+  /** Every bundle's record (for a new base). */
+  all(): Record<string, BundleRecord> {
+    const all: Record<string, BundleRecord> = {};
+    for (const key of this.keys()) {
+      const record = this.get(key);
+      if (record) all[key] = record;
+    }
+    return all;
+  }
+
+  listing(key: string): DiskListing {
+    const stored = this.base.bundles[key];
+    const made = this.made.get(key);
+    if (typeof stored !== 'string' || made !== undefined) return { listing: JSON.stringify(made ?? this.get(key) ?? null) };
+    const patch = this.patch.bundles.get(key);
+    return patch ? { listing: stored, patch: Object.entries(patch).map(([file, entry]) => [file, entry && [entry[1], entry[2], entry[3]]]) } : { listing: stored };
+  }
+
+  private make(key: string): BundleRecord | null {
+    const stored = this.base.bundles[key];
+    const patch = this.patch.bundles.get(key);
+    let record: BundleRecord | null;
+    if (typeof stored === 'string') record = parseRecord(stored);
+    else if (stored === undefined) record = patch ? {} : null;
+    else record = patch && !this.owned ? { ...stored } : stored;
+    if (record && patch) {
+      if (this.owned) this.base.bundles[key] = record;
+      patchRecord(record, patch);
+    }
+    return record;
+  }
+}
+
+/** A record's stored text, or null when it is not an object of entries (patched and checked as any record). */
+function parseRecord(text: string): BundleRecord | null {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as BundleRecord) : null;
+  } catch {
+    return null;
+  }
 }
 
 interface StoredHead {
@@ -110,12 +190,9 @@ export function readOutputState(cacheDir: string, outRoot: string, owner: StateO
   if (!head) return null;
   const base = readCacheEntry(cacheDir, stateName(outRoot, owner), compilerFingerprint(), decodeBase);
   if (!base || base.id !== head.base) return null;
-  const bundles: Record<string, BundleRecord> = { ...base.bundles };
-  // A base kept in memory (a resident cache) is read again: its records are patched as copies. One just read from disk is
-  // this build's own, patched in place (a copy of each record costs as much as writing the whole base).
-  const owned = !cacheIsResident();
-  for (const [key, patch] of head.patch.bundles) bundles[key] = patchRecord(owned ? (base.bundles[key] ??= {}) : { ...base.bundles[key] }, patch);
-  return { inputKey: head.inputKey, messages: head.messages, built: head.built, files: head.files, bundles, base, patch: head.patch };
+  // A copy of each record read from disk would cost as much as writing the whole base: see StateRecords.
+  const records = new StateRecords(base, head.patch, !cacheIsResident());
+  return { inputKey: head.inputKey, messages: head.messages, built: head.built, files: head.files, records, base, patch: head.patch };
 }
 
 function patchRecord(next: BundleRecord, patch: RecordPatch): BundleRecord {
@@ -132,7 +209,7 @@ const isRecordEntry = (value: unknown) =>
   Array.isArray(value) && value.length === 4 && typeof value[0] === 'string' && typeof value[1] === 'number' && typeof value[2] === 'number' && typeof value[3] === 'number';
 
 /** The head as read and kept in memory. */
-type Head = Omit<StoredState, 'bundles' | 'base'> & { base: string };
+type Head = Omit<StoredState, 'records' | 'base'> & { base: string };
 
 function decodeHead(value: unknown): Head | null {
   const stored = value as Partial<StoredHead> | null;
@@ -169,11 +246,9 @@ type StoredBase = Omit<StateBase, 'bundles' | 'units'> & { bundles: Record<strin
 function decodeBase(value: unknown): StateBase | null {
   const stored = value as Partial<StoredBase> | null;
   if (!isObject(stored) || typeof stored.id !== 'string' || typeof stored.weight !== 'number' || !isObject(stored.bundles) || !isObject(stored.units)) return null;
-  try {
-    return { id: stored.id, weight: stored.weight, units: stored.units, bundles: Object.fromEntries(Object.entries(stored.bundles).map(([key, text]) => [key, JSON.parse(text) as BundleRecord])) };
-  } catch {
-    return null;
-  }
+  // Records stay text until asked for (StateRecords).
+  if (!Object.values(stored.bundles).every((text) => typeof text === 'string')) return null;
+  return { id: stored.id, weight: stored.weight, units: stored.units, bundles: stored.bundles };
 }
 
 /** What a build hands writeOutputState: its summary, and either its changes (a patch) or, when some bundle was written whole, every record and unit. */
@@ -197,7 +272,7 @@ export function writeOutputState(cacheDir: string, outRoot: string, previous: St
   let patch = previous && next.patch ? mergedPatch(previous.patch, next.patch) : null;
   // A base in memory (watch) is written only when the cache is flushed: a new one each build keeps parsed units at hand.
   if (!base || !patch || patchWeight(patch) * PATCH_SHARE > base.weight || cacheIsResident()) {
-    const bundles = { ...previous?.bundles, ...next.bundles };
+    const bundles = { ...previous?.records.all(), ...next.bundles };
     const units: Record<string, string | StoredUnits> = {};
     for (const bundle of Object.keys(previous?.base.units ?? {})) {
       const stored = currentUnits(previous, bundle);
@@ -239,7 +314,7 @@ function encodeBase(base: StateBase): StoredBase {
   return {
     id: base.id,
     weight: base.weight,
-    bundles: Object.fromEntries(Object.entries(base.bundles).map(([key, record]) => [key, JSON.stringify(record)])),
+    bundles: Object.fromEntries(Object.entries(base.bundles).map(([key, record]) => [key, typeof record === 'string' ? record : JSON.stringify(record)])),
     units: Object.fromEntries(Object.entries(base.units).map(([key, units]) => [key, typeof units === 'string' ? units : unitsText(units)])),
   };
 }
@@ -273,7 +348,10 @@ export function dropOutputState(cacheDir: string, outRoot: string): void {
 /** The records of the bundles among `keys` that were found on disk exactly as the state says (bundlesOnDisk). */
 export function trustedRecords(state: StoredState | null, onDisk: ReadonlySet<string>, keys: readonly string[]): Record<string, BundleRecord> {
   const trusted: Record<string, BundleRecord> = {};
-  for (const key of keys) if (state?.bundles[key] && onDisk.has(key)) trusted[key] = state.bundles[key];
+  for (const key of keys) {
+    const record = onDisk.has(key) ? state?.records.get(key) : undefined;
+    if (record) trusted[key] = record;
+  }
   return trusted;
 }
 

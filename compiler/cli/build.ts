@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { bundleKey, emitBundles } from '../pipeline.ts';
 import { treeWriter } from '../write/write-tree.ts';
-import { checkBundlesOnDisk, DiskChecker, writeBundles, type BundleRecord, type DiskCheck, type OutputState } from '../write/output-state.ts';
+import { checkBundlesOnDisk, DiskChecker, writeBundles, type BundleRecord, type CheckedRecords, type DiskCheck, type OutputState } from '../write/output-state.ts';
 import { dropSpareDiskCheckThread } from '../write/disk-check-thread.ts';
 import { buildInputKey, dropOutputState, outputStateStamp, readOutputState, stillOnDisk, trustedRecords, unitSource, writeOutputState, type EmissionMemo } from '../incremental.ts';
 import { readSourceTree } from '../load/read-source-tree.ts';
@@ -178,17 +178,18 @@ export function startDiskCheck(values: ParsedValues<typeof BUILD_OPTIONS>): Disk
   const checker = cacheDir ? residentMemo(`disk-checker ${path.resolve(outRoot)}`, () => new DiskChecker({ keepFolderStamps: true, threads: Math.min(4, availableParallelism()) }), (kept) => void kept.stop()) : null;
   // Without a last state there is nothing to check: a thread started ahead for the check (cli.ts) is stopped.
   if (!previous) dropSpareDiskCheckThread();
-  const check = previous ? checkBundlesOnDisk(outRoot, selectedRecords(previous.bundles, values), checker ?? undefined) : { all: Promise.resolve(new Set<string>()), each: new Map<string, Promise<boolean>>(), assist: () => {} };
+  const check = previous ? checkBundlesOnDisk(outRoot, selectedRecords(previous.records, values), checker ?? undefined) : { all: Promise.resolve(new Set<string>()), each: new Map<string, Promise<boolean>>(), assist: () => {} };
   return { previous, checker, check };
 }
 
 /** The records of the bundles this build may write: all of them, or those of the --target and --scope given. */
-function selectedRecords(records: Readonly<Record<string, BundleRecord>>, values: ParsedValues<typeof BUILD_OPTIONS>): Record<string, BundleRecord> {
+function selectedRecords(records: CheckedRecords, values: ParsedValues<typeof BUILD_OPTIONS>): CheckedRecords {
   const wanted = (key: string) => {
     const [target, scope] = key.split('/');
     return (values.target === undefined || values.target.includes(target!)) && (values.scope === undefined || values.scope === scope);
   };
-  return Object.fromEntries(Object.entries(records).filter(([key]) => values.all || wanted(key)));
+  const keys = [...records.keys()].filter((key) => values.all || wanted(key));
+  return { keys: () => keys, get: (key) => records.get(key), listing: (key) => records.listing(key) };
 }
 
 /** Quiet time after the last change before a rebuild: editors save in bursts. */

@@ -63,7 +63,7 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
   // Each bundle is emitted again from the units the last check emitted (kept by the digests of their inputs): only the
   // units of changed documents are rendered, the others keep that emission's digests. --update writes every file: all rendered.
   const previous = cacheDir && !values.update ? readOutputState(cacheDir, goldenRoot, 'check') : null;
-  const emitted = emitBundles(compiled, selections, undefined, cacheDir ? unitSource(previous, previous?.bundles ?? {}) : undefined);
+  const emitted = emitBundles(compiled, selections, undefined, cacheDir ? unitSource(previous, previous?.records.all() ?? {}) : undefined);
   const { bundles, diagnostics } = emitted;
   if (!reportEmitted(diagnostics, recording, goldenRoot)) return 1;
   if (cacheDir) storeEmission(cacheDir, goldenRoot, previous, emitted);
@@ -106,8 +106,8 @@ function storeEmission(cacheDir: string, goldenRoot: string, previous: StoredSta
     files += tree.size;
   }
   const keys = [...emitted.bundles.keys()];
-  const patched = previous !== null && keys.every((key) => emitted.unitChanges.has(key) && previous.bundles[key] !== undefined);
-  const patch = patched ? { bundles: new Map(keys.map((key) => [key, recordChanges(previous.bundles[key]!, records[key]!)])), units: emitted.unitChanges } : null;
+  const patched = previous !== null && keys.every((key) => emitted.unitChanges.has(key) && previous.records.get(key) !== undefined);
+  const patch = patched ? { bundles: new Map(keys.map((key) => [key, recordChanges(previous.records.get(key)!, records[key]!)])), units: emitted.unitChanges } : null;
   writeOutputState(cacheDir, goldenRoot, previous, { inputKey: '', messages: { out: [], err: [] }, bundles: records, units: emitted.units, built: keys, files, patch }, 'check');
 }
 

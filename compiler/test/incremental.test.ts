@@ -3,7 +3,7 @@
 // a cached build is byte for byte (modes included) what a build from scratch
 // writes; and a cache entry that is corrupt or from another compiler is
 // ignored and rebuilt, never trusted.
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { REPO_ROOT } from '../pipeline.ts';
@@ -11,6 +11,8 @@ import { main, type Io } from '../cli.ts';
 import { suite, assert } from './harness.ts';
 import { hashParts, keepCacheResident, readCacheEntry, writeCacheEntry } from '../cache/build-cache.ts';
 import { normalizedPath } from '../emit/emit-bundle.ts';
+import { StateRecords } from '../incremental.ts';
+import { checkClaimed } from '../write/disk-check-thread.ts';
 import { MINI_CORPUS as CORPUS, miniSandbox as sandbox, snapshotTree, temporaryDir, type Sandbox } from './fixture-support.ts';
 
 const incremental = suite('incremental builds');
@@ -205,6 +207,12 @@ incremental('should store a one-file edit as a patch on the state (the head), an
   writeFileSync(extra, extraText);
   assert.ok(writtenOf(await assertSameAsClean(box, 'the reference put back')) > 0);
   assert.ok(readFileSync(baseFile[0]!).equals(baseBytes), 'the removal and the return are patches too');
+  // Nothing changed since: the check of the output reads each record as stored with the head's patch on it, and trusts
+  // every bundle; a hand edit after that is still found.
+  assert.is(writtenOf(await assertSameAsClean(box, 'no change on a patched state')), 0);
+  const [bundle] = bundlesOf(box.out);
+  appendFileSync(path.join(box.out, bundle!, 'gsd-file-manifest.json'), ' ');
+  assert.ok(writtenOf(await assertSameAsClean(box, 'a hand edit on a patched state')) > 0);
   // A head the disk holds for another base (here: the base replaced by an older build's) trusts nothing: everything is written.
   const headBytes = readFileSync(head);
   writeFileSync(path.join(box.source, 'gsd-core/references/notes.md'), '# Notes\n\nFour.\n');
@@ -241,6 +249,20 @@ incremental('should fold a patch that outgrows a quarter of the base into a new 
   // And a build after it reads the new base with its head: nothing to write.
   assert.is(writtenOf(await assertSameAsClean(box, 'no change after the new base')), 0);
   rmSync(path.dirname(box.source), { recursive: true, force: true });
+});
+
+incremental('should trust no record whose stored text does not read as one, in the build or in the check of the output', () => {
+  const base = { id: 'base', weight: 2, bundles: { 'a/global': 'not JSON', 'b/global': '[["x", "sha", 1, 420, 0]]', 'c/global': 'null' }, units: {} };
+  const records = new StateRecords(base, { bundles: new Map([['b/global', { y: ['sha', 1, 0o644, 0] as [string, number, number, number] }]]), units: new Map() }, true);
+  assert.equal(records.keys().sort(), ['a/global', 'b/global', 'c/global']);
+  for (const key of records.keys()) assert.is(records.get(key), undefined, key);
+  assert.equal(records.all(), {});
+  // The check reads the same text (with the patch), and trusts none of them.
+  const out = temporaryDir('records');
+  const answers: [string, boolean][] = [];
+  checkClaimed(out, records.keys().map((key) => ({ key, ...records.listing(key) })), new Int32Array(new SharedArrayBuffer(4)), (key, ok) => answers.push([key, ok]));
+  assert.equal(answers.sort(), [['a/global', false], ['b/global', false], ['c/global', false]]);
+  rmSync(out, { recursive: true, force: true });
 });
 
 incremental('should hash a string part as its UTF-8 bytes, lone surrogates included, as a buffer of them hashes', () => {

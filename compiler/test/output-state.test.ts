@@ -5,7 +5,7 @@ import { appendFileSync, chmodSync, existsSync, linkSync, lstatSync, mkdirSync, 
 import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { bundlesOnDisk, DiskChecker, writeBundles, type BundleRecord } from '../write/output-state.ts';
+import { bundlesOnDisk, DiskChecker, recordsOf, writeBundles, type BundleRecord } from '../write/output-state.ts';
 import type { VirtualTree } from '../emit/virtual-tree.ts';
 import { suite, assert } from './harness.ts';
 import { snapshotTree, temporaryDir } from './fixture-support.ts';
@@ -226,13 +226,13 @@ state('should check each bundle on one of its threads, each answer its own, and 
   const records = await bundlesApart(out, keys);
   const checker = new DiskChecker({ keepFolderStamps: true, settledMs: 0, threads: 3 });
   try {
-    const first = checker.checkEach(out, records);
+    const first = checker.checkEach(out, recordsOf(records));
     assert.equal([...(await first.all)].sort(), keys);
     for (const key of keys) assert.is(await first.each.get(key), true, key);
     // A change in two bundles, on different threads: only they are found changed, by their own answers.
     appendFileSync(path.join(out, 'a/local/README.txt'), 'by hand\n');
     rmSync(path.join(out, 'c/global/skills/gsd-b/SKILL.md'));
-    const second = checker.checkEach(out, records);
+    const second = checker.checkEach(out, recordsOf(records));
     assert.equal([...(await second.all)].sort(), ['a/global', 'b/global', 'b/local']);
     for (const key of keys) assert.is(await second.each.get(key), !['a/local', 'c/global'].includes(key), key);
     // An update in place, sent as a patch to the thread that holds the bundle (not the first): the next check finds it as recorded.
@@ -250,8 +250,8 @@ state('should check each bundle on one of its threads, each answer its own, and 
   rmSync(out, { recursive: true, force: true });
 });
 
-/** A job of the disk check for a record, as DiskChecker sends it: [path, size, mode, mtime] per file. */
-const jobOf = (key: string, record: BundleRecord): DiskCheckJob => ({ key, listing: JSON.stringify(Object.entries(record).map(([file, [, size, mode, mtime]]) => [file, size, mode, mtime])) });
+/** A job of the disk check for a record, as DiskChecker sends it. */
+const jobOf = (key: string, record: BundleRecord): DiskCheckJob => ({ key, ...recordsOf({ [key]: record }).listing(key) });
 const freshClaims = () => new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
 
 state('should find every change on the calling thread as on the check thread (checkClaimed)', async () => {
@@ -291,7 +291,7 @@ state('should share one check between its thread and the calling thread, each bu
   for (const assisted of [true, false]) {
     const checker = new DiskChecker();
     try {
-      const check = checker.checkEach(out, records);
+      const check = checker.checkEach(out, recordsOf(records));
       if (assisted) check.assist();
       assert.equal([...(await check.all)].sort(), expected, `assisted: ${assisted}`);
       for (const key of keys) assert.is(await check.each.get(key), expected.includes(key), `${key}, assisted: ${assisted}`);

@@ -22,18 +22,19 @@ import { Worker } from 'node:worker_threads';
  */
 const CHECK_CODE = String.raw`
 function read(listing) {
-  // [path, size, mode, mtime] per file (diskListing); anything else trusts nothing.
-  let entries;
+  // A record as JSON (path → [sha256, size, mode, mtime]: a record as the state stores it); anything else trusts nothing.
+  let record;
   try {
-    entries = JSON.parse(listing);
+    record = JSON.parse(listing);
   } catch {
     return null;
   }
-  if (!Array.isArray(entries)) return null;
+  if (record === null || typeof record !== 'object' || Array.isArray(record)) return null;
   const files = new Map();
-  for (const entry of entries) {
-    if (!Array.isArray(entry) || entry.length !== 4 || typeof entry[0] !== 'string') return null;
-    files.set(entry[0], [entry[1], entry[2], entry[3]]);
+  for (const file in record) {
+    const entry = record[file];
+    if (!Array.isArray(entry) || entry.length !== 4) return null;
+    files.set(file, [entry[1], entry[2], entry[3]]);
   }
   return { files, folders: null, children: null, stamps: null };
 }
@@ -127,12 +128,13 @@ function matches(root, listing, settledBefore) {
   listing.stamps = ok && settledBefore !== null ? stamps : null;
   return ok;
 }
-// The bundle of a check at a given place in its list: its listing read, or the one held (known), or null.
+// Whether a bundle of a check is on disk as the listing it brings says (read, then its patch applied), or the one held (known).
 function checkOne(known, outRoot, job, settledBefore) {
   if (typeof job.listing === 'string') {
     const listing = read(job.listing);
     if (listing) known.set(job.key, listing);
     else known.delete(job.key);
+    if (listing && job.patch !== undefined) patch(known, job.key, job.patch);
   }
   const listing = known.get(job.key);
   try {
@@ -172,10 +174,16 @@ parentPort.on('message', (message) => {
 });
 `;
 
-/** A listing the thread reads: a bundle's key, and its record's files as JSON (absent: the thread holds it). */
-export interface DiskCheckJob {
+/** A bundle's files as the disk check reads them: its record as JSON (as the state stores it), and changes since. */
+export interface DiskListing {
+  listing: string;
+  /** Each file written since ([size, mode, mtime]) or removed (null). */
+  patch?: [string, [number, number, number] | null][];
+}
+
+/** A bundle a check asks about: its key, and its listing (absent: the thread holds it). */
+export interface DiskCheckJob extends Partial<DiskListing> {
   key: string;
-  listing?: string;
 }
 
 interface MainThreadCheck {

@@ -12,7 +12,7 @@ import { fileMode, type VirtualTree } from '../emit/virtual-tree.ts';
 import { digestOf } from '../emit/bundle-manifest.ts';
 import { forgetRecordMap, makeDirectorySync, recordMap, treeWriter, type BundleRecord, type TreeWriter } from './write-tree.ts';
 import { SETTLED_MS } from '../util/settled.ts';
-import { checkClaimed, diskCheckThread, type DiskCheckJob } from './disk-check-thread.ts';
+import { checkClaimed, diskCheckThread, type DiskCheckJob, type DiskListing } from './disk-check-thread.ts';
 
 export type { BundleRecord };
 
@@ -26,17 +26,21 @@ export interface OutputState {
 
 const UMASK = process.umask();
 /**
- * What the disk check reads of a record, as one JSON text: a string is copied
- * to the worker whole, where the record as objects (with every digest, which
- * the check does not read) took longer to clone than the check to run.
+ * The records a disk check reads: the bundles' keys, each bundle's record
+ * (wanted only by a checker kept for many checks), and its listing for the
+ * thread, as JSON text: a string is copied to the thread whole, where the
+ * record as objects took longer to clone than the check to run. The last
+ * build's state gives its records as stored, parsing none (incremental.ts).
  */
-function diskListing(record: BundleRecord): string {
-  const entries: [string, number, number, number][] = [];
-  for (const file in record) {
-    const [, size, mode, mtime] = record[file]!;
-    entries.push([file, size, mode, mtime]);
-  }
-  return JSON.stringify(entries);
+export interface CheckedRecords {
+  keys(): Iterable<string>;
+  get(key: string): BundleRecord | undefined;
+  listing(key: string): DiskListing;
+}
+
+/** Records at hand as CheckedRecords. */
+export function recordsOf(records: Readonly<Record<string, BundleRecord>>): CheckedRecords {
+  return { keys: () => Object.keys(records), get: (key) => records[key], listing: (key) => ({ listing: JSON.stringify(records[key]) }) };
 }
 
 /** A disk check under way (DiskChecker.checkEach). */
@@ -88,15 +92,18 @@ export class DiskChecker {
    * record says. A thread that fails trusts nothing: every bundle is then written whole.
    */
   check(outRoot: string, records: Readonly<Record<string, BundleRecord>>): Promise<Set<string>> {
-    return this.checkEach(outRoot, records).all;
+    return this.checkEach(outRoot, recordsOf(records)).all;
   }
 
   /** check, with each bundle's answer as soon as it is known (`each`: key → whether it is on disk as recorded). */
-  checkEach(outRoot: string, records: Readonly<Record<string, BundleRecord>>): DiskCheck {
+  checkEach(outRoot: string, records: CheckedRecords): DiskCheck {
     const shares = new Map<number, DiskCheckJob[]>();
-    for (const [key, record] of Object.entries(records)) {
-      const job = this.held.get(key) === record ? { key } : { key, listing: diskListing(record) };
-      this.held.set(key, record);
+    for (const key of records.keys()) {
+      // Only a checker kept for many checks holds records (one for a single check asks for none: they may be unparsed text).
+      const record = this.options.keepFolderStamps ? records.get(key) : undefined;
+      const job: DiskCheckJob = record !== undefined && this.held.get(key) === record ? { key } : { key, ...records.listing(key) };
+      if (record !== undefined) this.held.set(key, record);
+      else this.held.delete(key);
       const owner = this.ownerOf(key);
       const share = shares.get(owner);
       if (share) share.push(job);
@@ -225,11 +232,11 @@ export class DiskChecker {
  * this check alone.
  */
 export async function bundlesOnDisk(outRoot: string, records: Readonly<Record<string, BundleRecord>>, checker?: DiskChecker): Promise<Set<string>> {
-  return checkBundlesOnDisk(outRoot, records, checker).all;
+  return checkBundlesOnDisk(outRoot, recordsOf(records), checker).all;
 }
 
 /** bundlesOnDisk, with each bundle's answer as soon as it is known (DiskChecker.checkEach). */
-export function checkBundlesOnDisk(outRoot: string, records: Readonly<Record<string, BundleRecord>>, checker?: DiskChecker): DiskCheck {
+export function checkBundlesOnDisk(outRoot: string, records: CheckedRecords, checker?: DiskChecker): DiskCheck {
   if (checker) return checker.checkEach(outRoot, records);
   const once = new DiskChecker();
   const check = once.checkEach(outRoot, records);
