@@ -42,11 +42,12 @@ import { capabilityHookFindings } from './emit/hook-formats.ts';
 import { checkListing, listingCost } from './report/listing-cost.ts';
 import { commandsOf, FULL_PROFILE, loadProfiles, profileLabel, selectProfile, type LoadedProfiles } from './compose/select-profile.ts';
 import type { FileFacts, TreeFile, VirtualTree } from './emit/virtual-tree.ts';
-import { DEFAULT_TARGETS_DIR, loadTargets } from './targets/load-targets.ts';
+import { loadTargets } from './targets/load-targets.ts';
+import { DEFAULT_TARGETS_DIR, REPO_ROOT } from './locations.ts';
 import { SCOPE_IDS, type ScopeId, type Target } from './targets/target-types.ts';
 import vocabularyData from './data/when-vocabulary.json' with { type: 'json' };
 
-export const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+export { REPO_ROOT };
 export const WHEN_VOCABULARY: ReadonlySet<string> = new Set(vocabularyData.atoms.map((entry) => entry.atom));
 export const FROZEN_WHEN: WhenVocabulary = { atoms: WHEN_VOCABULARY, table: null };
 

@@ -8,7 +8,8 @@ import { FULL_PROFILE, profileLabel } from '../compose/select-profile.ts';
 import { BYTES_PER_TOKEN, checkListing, listingCost } from '../report/listing-cost.ts';
 import { parse, UsageError, type Io } from './args.ts';
 import { HELP } from './help.ts';
-import { compileFrom, sourceOf, table } from './common.ts';
+import { compileFrom, table } from './common.ts';
+import { sourceOf } from './build-inputs.ts';
 
 export async function runBudgets(args: string[], io: Io): Promise<number> {
   const values = parse(args, { baseline: { type: 'string' } });

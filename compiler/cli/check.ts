@@ -14,7 +14,8 @@ import { hashParts, readCacheEntry, writeCacheEntry } from '../cache/build-cache
 import { DEFAULT_TARGETS_DIR } from '../targets/load-targets.ts';
 import { indexedGoldens } from '../golden/golden-index.ts';
 import { formatDiagnostic } from '../diagnostics.ts';
-import { cacheDirOf, compileFrom, inputsKeyed, reportEmitted, sourceOf } from './common.ts';
+import { compileFrom, reportEmitted } from './common.ts';
+import { cacheDirOf, inputsKeyed, sourceOf } from './build-inputs.ts';
 
 /** What a passing check printed, kept under its inputs and the goldens' stamp: the same check again only prints it. */
 interface CheckPass {
@@ -47,7 +48,7 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
     io.err(`${goldens.strays.length} error(s) in ${goldenRoot}/; nothing was checked ('gsd-build check --update' removes them).`);
     return 1;
   }
-  const stamp = cacheDir && goldens && inputsKeyed(values) ? goldens.stamp : null;
+  const stamp = cacheDir && goldens && (await inputsKeyed(values)) ? goldens.stamp : null;
   const passKey = stamp === null ? null : `${await buildInputKey(files!, values.targets ?? DEFAULT_TARGETS_DIR, { verb: 'check', layout: values.layout ?? null })} ${stamp}`;
   const passed = passKey === null ? null : readCacheEntry(cacheDir!, passName(goldenRoot), passKey, checkPass);
   if (passed) {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { diagnostic, formatDiagnostic, type Diagnostic } from '../diagnostics.ts';
 import { BUILD_CONFIG_FILE, readBuildConfig } from '../load/build-config.ts';
-import { allBundles, compile, errorsOf, REPO_ROOT, type BundleSelection, type Compiled } from '../pipeline.ts';
+import { allBundles, compile, errorsOf, type BundleSelection, type Compiled } from '../pipeline.ts';
 import { layoutNames, parseLayout, type Layout } from '../load/layout.ts';
 import type { CapabilitySource } from '../load/load-capabilities.ts';
 import type { SourceFile } from '../load/read-source-tree.ts';
@@ -15,7 +15,7 @@ import { retiredMessage } from '../targets/retired-targets.ts';
 import type { ScopeId } from '../targets/target-types.ts';
 import { FULL_PROFILE, parseProfileNames } from '../compose/select-profile.ts';
 import { UsageError, type Io } from './args.ts';
-import { defaultCacheDir } from '../incremental.ts';
+import { sourceOf } from './build-inputs.ts';
 
 /**
  * A capability spec (--capability, or an entry of gsd-build.json): an existing
@@ -60,30 +60,6 @@ function capabilitySources(flags: readonly string[], io: Io): CapabilitySource[]
     if (!sources.some((source) => source.dir === resolved.dir)) sources.push(resolved);
   }
   return sources;
-}
-
-/**
- * --source, else ./source when the current folder has one (a checkout of this
- * repository or a fork of it), else the corpus that ships with gsd-build.
- */
-export function sourceOf(values: { source?: string | undefined }): string {
-  if (values.source !== undefined) return values.source;
-  if (existsSync('source')) return 'source';
-  return path.relative(process.cwd(), path.join(REPO_ROOT, 'source')) || 'source';
-}
-
-/** The build cache's folder (--cache, else the default), or null (--no-cache). */
-export function cacheDirOf(values: { cache?: string | undefined; 'no-cache'?: boolean | undefined }): string | null {
-  return values['no-cache'] ? null : path.resolve(values.cache ?? defaultCacheDir());
-}
-
-/**
- * Whether every input of a build is in its key (buildInputKey: the source
- * tree, the targets, the options): not so with a layout file or third-party
- * capabilities, which lie elsewhere, so such builds and checks always run.
- */
-export function inputsKeyed(values: { layout?: string | undefined; capability?: string[] | undefined }): boolean {
-  return (values.layout === undefined || layoutNames().includes(values.layout)) && (values.capability ?? []).length === 0 && (readBuildConfig(process.cwd()).config?.capabilities.length ?? 0) === 0;
 }
 
 export async function compileFrom(

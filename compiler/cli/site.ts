@@ -9,7 +9,8 @@ import { buildSite } from '../site/build-site.ts';
 import { readValidatedBy } from '../report/support-matrix.ts';
 import { parse, type Io } from './args.ts';
 import { HELP } from './help.ts';
-import { compileFrom, profileOption, sourceOf } from './common.ts';
+import { compileFrom, profileOption } from './common.ts';
+import { sourceOf } from './build-inputs.ts';
 
 export async function runSite(args: string[], io: Io): Promise<number> {
   const values = parse(args, { out: { type: 'string' }, profile: { type: 'string' } });

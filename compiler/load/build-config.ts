@@ -5,8 +5,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import { readJsonFile } from '../util/json-file.ts';
+import { BUILD_CONFIG_FILE } from '../locations.ts';
 
-export const BUILD_CONFIG_FILE = 'gsd-build.json';
+export { BUILD_CONFIG_FILE };
 
 export interface BuildConfig {
   /** The folder of the file: relative folders and npm packages resolve from here. */

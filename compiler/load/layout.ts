@@ -3,12 +3,16 @@
 // has, and which findings are warnings for that corpus. A tree is matched to
 // the first layout whose `detect` files it has; this project's own layout is
 // the default.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { diagnostic, DIAGNOSTIC_CODES, formatDiagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics.ts';
 import { describeSchemaErrors, schemaValidator } from '../schemas.ts';
 import { linePosition, parseJsonWithPositions, yamlOffset } from './yaml-position.ts';
 import type { NodeKind } from '../ir/types.ts';
+import { LAYOUTS_DIR } from '../locations.ts';
+import { layoutNames } from './layout-names.ts';
+
+export { layoutNames };
 
 export interface Layout {
   name: string;
@@ -81,7 +85,6 @@ interface LayoutData {
   whenAtoms?: Layout['whenAtoms'];
 }
 
-const LAYOUTS_DIR = path.join(path.dirname(new URL(import.meta.url).pathname), '../data/layouts');
 export const DEFAULT_LAYOUT = 'gsd-build';
 /** The payload folder of a layout that names none. */
 export const DEFAULT_PAYLOAD = 'gsd-core';
@@ -150,12 +153,6 @@ export function parseLayout(file: string, text: string): { layout: Layout | null
   return diagnostics.length > 0 ? { layout: null, diagnostics } : { layout, diagnostics };
 }
 
-export function layoutNames(): string[] {
-  return readdirSync(LAYOUTS_DIR)
-    .filter((file) => file.endsWith('.json'))
-    .map((file) => file.slice(0, -'.json'.length))
-    .sort();
-}
 
 /** The layout whose detect files the tree has, else the default. */
 export function detectLayout(paths: ReadonlySet<string>): Layout {

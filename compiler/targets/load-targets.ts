@@ -12,12 +12,13 @@ import { describeSchemaErrors, schemaValidator } from '../schemas.ts';
 import { HOOK_FORMATS } from '../emit/hook-formats.ts';
 import { checkFacts, FACTS_FILE } from './check-facts.ts';
 import { mergeScope, originOf } from './merge-scopes.ts';
+import { DEFAULT_TARGETS_DIR } from '../locations.ts';
 import { SCOPE_IDS, type ScopeId, type Target, type TargetDefinition, type TargetFacts, type TargetScope } from './target-types.ts';
 
 /** The runtime's hook payload (event, tool and argument names, answer protocol), beside target.json. */
 export const HOOK_PAYLOAD_FILE = 'hook-payload.json';
 
-export const DEFAULT_TARGETS_DIR = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../targets');
+export { DEFAULT_TARGETS_DIR };
 
 export async function loadTargets(targetsDir = DEFAULT_TARGETS_DIR): Promise<{ targets: Target[]; diagnostics: Diagnostic[] }> {
   const entries = readdirSync(targetsDir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);

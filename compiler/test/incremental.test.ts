@@ -265,6 +265,33 @@ incremental('should trust no record whose stored text does not read as one, in t
   rmSync(out, { recursive: true, force: true });
 });
 
+incremental('should load no compiler stage and no parser for a build with nothing changed', () => {
+  const box = sandbox();
+  const dir = path.dirname(box.source);
+  // Every module the CLI's process resolves, logged by a resolve hook installed ahead of the TypeScript loader.
+  const log = path.join(dir, 'resolved.log');
+  const hooks = `import { appendFileSync } from 'node:fs';\nexport async function resolve(specifier, context, next) {\n  const result = await next(specifier, context);\n  appendFileSync(${JSON.stringify(log)}, result.url + '\\n');\n  return result;\n}\n`;
+  const logger = path.join(dir, 'log-resolved.mjs');
+  writeFileSync(logger, `import { register } from 'node:module';\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});\n`);
+  const resolvedBy = (args: string[]) => {
+    rmSync(log, { force: true });
+    const result = spawnSync(process.execPath, ['--import', logger, path.join(REPO_ROOT, 'compiler/bin/gsd-build.mjs'), ...args], { cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, GSD_BUILD_TS: '1' } });
+    assert.is(result.status, 0, result.stderr);
+    return { out: result.stdout, modules: readFileSync(log, 'utf8').split('\n') };
+  };
+  const args = ['--all', '--source', box.source, '--targets', box.targets, '--out', box.out, '--cache', box.cache];
+  const heavy = (modules: string[]) => modules.filter((url) => url.endsWith('/compiler/pipeline.ts') || url.includes('/node_modules/yaml/'));
+  assert.ok(heavy(resolvedBy(args).modules).length > 0, 'a first build loads the stages');
+  const unchanged = resolvedBy(args);
+  assert.is(writtenOf(unchanged.out), 0, unchanged.out);
+  assert.equal(heavy(unchanged.modules), [], 'nothing changed: no stage, no YAML parser');
+  writeFileSync(path.join(box.source, 'gsd-core/references/notes.md'), '# Notes\n\nEdited.\n');
+  const edited = resolvedBy(args);
+  assert.ok(writtenOf(edited.out) > 0, edited.out);
+  assert.ok(heavy(edited.modules).length > 0, 'an edit loads them');
+  rmSync(dir, { recursive: true, force: true });
+});
+
 incremental('should hash a string part as its UTF-8 bytes, lone surrogates included, as a buffer of them hashes', () => {
   for (const text of ['', 'abc', 'ünïcødé 😀', '\ud800x', 'x\udc00', '\ud83d', `${'a'.repeat(70_000)}\ud800`]) {
     assert.is(hashParts([text, 'next']), hashParts([Buffer.from(text, 'utf8'), Buffer.from('next')]), JSON.stringify(text.slice(0, 12)));
