@@ -2,12 +2,17 @@
 // compares a build with them file by file; `check --update` rewrites them.
 import { lstatSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { createTwoFilesPatch } from 'diff';
+import { createRequire } from 'node:module';
+import type * as DiffModule from 'diff';
 import { compareText, diagnostic, formatDiagnostic, type Diagnostic } from '../diagnostics.ts';
 import { listFiles } from '../util/list-files.ts';
 import { bytesOf, digestOf } from '../emit/bundle-manifest.ts';
 import { contentDigest } from '../emit/content-facts.ts';
 import { byteLengthOf, type TreeFile, type VirtualTree } from '../emit/virtual-tree.ts';
+
+/** The diff package, loaded when a finding first needs a diff: a check that passes (or replays a pass) needs none. */
+let diffPackage: typeof DiffModule | undefined;
+const diffModule = () => (diffPackage ??= createRequire(import.meta.url)('diff') as typeof DiffModule);
 
 export interface GoldenFinding {
   kind: 'differs' | 'missing' | 'orphaned';
@@ -116,7 +121,7 @@ export function compareWithGolden(bundles: ReadonlyMap<string, VirtualTree>, gol
     }
     if (byteLengthOf(entry) === golden.size(file) && digestOf(entry) === golden.digest(file)) continue;
     // A file not rendered has no text to show: the finding has no diff until it is (check.ts emits its bundle again).
-    findings.push(entry.reused ? { kind: 'differs', path: file } : { kind: 'differs', path: file, diff: createTwoFilesPatch(`golden/${file}`, `built/${file}`, decode(golden.bytes(file)), decode(bytesOf(entry)), '', '', { context: 3 }) });
+    findings.push(entry.reused ? { kind: 'differs', path: file } : { kind: 'differs', path: file, diff: diffModule().createTwoFilesPatch(`golden/${file}`, `built/${file}`, decode(golden.bytes(file)), decode(bytesOf(entry)), '', '', { context: 3 }) });
   }
   for (const file of golden.paths) {
     if (!built.has(file)) findings.push({ kind: 'orphaned', path: file });

@@ -13,6 +13,7 @@ import { hashParts, keepCacheResident, readCacheEntry, writeCacheEntry } from '.
 import { normalizedPath } from '../emit/emit-bundle.ts';
 import { StateRecords } from '../incremental.ts';
 import { checkClaimed } from '../write/disk-check-thread.ts';
+import { SETTLED_MS } from '../util/settled.ts';
 import { MINI_CORPUS as CORPUS, miniSandbox as sandbox, snapshotTree, temporaryDir, type Sandbox } from './fixture-support.ts';
 
 const incremental = suite('incremental builds');
@@ -265,7 +266,7 @@ incremental('should trust no record whose stored text does not read as one, in t
   rmSync(out, { recursive: true, force: true });
 });
 
-incremental('should load no compiler stage and no parser for a build with nothing changed', () => {
+incremental('should load no compiler stage and no parser for a build with nothing changed, or a check that replays its pass', () => {
   const box = sandbox();
   const dir = path.dirname(box.source);
   // Every module the CLI's process resolves, logged by a resolve hook installed ahead of the TypeScript loader.
@@ -280,7 +281,7 @@ incremental('should load no compiler stage and no parser for a build with nothin
     return { out: result.stdout, modules: readFileSync(log, 'utf8').split('\n') };
   };
   const args = ['--all', '--source', box.source, '--targets', box.targets, '--out', box.out, '--cache', box.cache];
-  const heavy = (modules: string[]) => modules.filter((url) => url.endsWith('/compiler/pipeline.ts') || url.includes('/node_modules/yaml/'));
+  const heavy = (modules: string[]) => modules.filter((url) => url.endsWith('/compiler/pipeline.ts') || url.includes('/node_modules/yaml/') || url.includes('/node_modules/diff/'));
   assert.ok(heavy(resolvedBy(args).modules).length > 0, 'a first build loads the stages');
   const unchanged = resolvedBy(args);
   assert.is(writtenOf(unchanged.out), 0, unchanged.out);
@@ -289,6 +290,16 @@ incremental('should load no compiler stage and no parser for a build with nothin
   const edited = resolvedBy(args);
   assert.ok(writtenOf(edited.out) > 0, edited.out);
   assert.ok(heavy(edited.modules).length > 0, 'an edit loads them');
+  // A check: its first run compares (and records the pass), the next one replays it.
+  const golden = path.join(dir, 'golden');
+  const check = ['check', '--golden', golden, '--source', box.source, '--targets', box.targets, '--cache', box.cache];
+  resolvedBy([...check, '--update']);
+  // A pass is recorded only over goldens settled since they were written.
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, SETTLED_MS + 200);
+  assert.ok(heavy(resolvedBy(check).modules).length > 0, 'a first check loads the stages');
+  const replayed = resolvedBy(check);
+  assert.match(replayed.out, /golden check passed/);
+  assert.equal(heavy(replayed.modules), [], 'a pass replayed: no stage, no parser, no diff');
   rmSync(dir, { recursive: true, force: true });
 });
 
