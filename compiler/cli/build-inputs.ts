@@ -37,7 +37,8 @@ export function cacheDirOf(values: { cache?: string | undefined; 'no-cache'?: bo
 /**
  * Whether every input of a build is in its key (buildInputKey: the source
  * tree, the targets, the options): not so with a layout file or third-party
- * capabilities (of --capability or gsd-build.json), which lie elsewhere, so
+ * capabilities (of --capability or gsd-build.json), which lie elsewhere, nor
+ * with a gsd-build.json that does not read cleanly (the build reports it), so
  * such builds and checks always run.
  */
 export async function inputsKeyed(values: { layout?: string | undefined; capability?: string[] | undefined }): Promise<boolean> {
@@ -45,5 +46,6 @@ export async function inputsKeyed(values: { layout?: string | undefined; capabil
   // The config's reader (and its JSON parser) is loaded only when there is a config to read.
   if (!existsSync(path.join(process.cwd(), BUILD_CONFIG_FILE))) return true;
   const { readBuildConfig } = await import('../load/build-config.ts');
-  return (readBuildConfig(process.cwd()).config?.capabilities.length ?? 0) === 0;
+  const { config, diagnostics } = readBuildConfig(process.cwd());
+  return diagnostics.length === 0 && (config?.capabilities.length ?? 0) === 0;
 }

@@ -7,7 +7,6 @@ import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import { readJsonFile } from '../util/json-file.ts';
 import { BUILD_CONFIG_FILE } from '../locations.ts';
 
-export { BUILD_CONFIG_FILE };
 
 export interface BuildConfig {
   /** The folder of the file: relative folders and npm packages resolve from here. */

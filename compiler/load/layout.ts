@@ -12,8 +12,6 @@ import type { NodeKind } from '../ir/types.ts';
 import { LAYOUTS_DIR } from '../locations.ts';
 import { layoutNames } from './layout-names.ts';
 
-export { layoutNames };
-
 export interface Layout {
   name: string;
   detect: string[];

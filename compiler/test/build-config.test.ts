@@ -2,7 +2,7 @@
 // its capabilities are composed in without flags, folders relative to the
 // file; a file that breaks schemas/build-config.schema.json, or names a
 // capability that is not there, stops the build with a positioned finding.
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../pipeline.ts';
 import { suite, assert } from './harness.ts';
@@ -65,6 +65,23 @@ config('should stop on a gsd-build.json that breaks its schema or names a missin
   assert.match(missing.stderr, /^gsd-build\.json:2:20: error build-config expected gsd-build\.json capabilities \.\/nowhere to be a folder, found none at .*\/nowhere$/m);
   assert.match(missing.stderr, /^gsd-build\.json:2:33: error build-config expected gsd-build\.json capabilities to name a folder or an npm package, found "Not A Package"$/m);
   assert.match(missing.stderr, /2 error\(s\) in gsd-build\.json; nothing was written\./);
+});
+
+config('should report a gsd-build.json that breaks its schema even when the last build is recorded and nothing else changed', () => {
+  const project = temporaryDir('build-config-cached');
+  const build = ['--target', 'claude', '--scope', 'global', '--source', SOURCE, '--out', 'out', '--cache', 'cache'];
+  assert.is(runCli(build, { cwd: project }).status, 0);
+  const before = readFileSync(path.join(project, 'out', 'claude', 'global', 'gsd-file-manifest.json'));
+  writeFileSync(path.join(project, 'gsd-build.json'), '{\n  "capabilities": "vendor/notes"\n}\n');
+  const broken = runCli(build, { cwd: project });
+  assert.is(broken.status, 1, broken.stdout);
+  assert.match(broken.stderr, /^gsd-build\.json:2:19: error build-config "capabilities": expected an array, found "vendor\/notes"$/m);
+  assert.ok(readFileSync(path.join(project, 'out', 'claude', 'global', 'gsd-file-manifest.json')).equals(before), 'the output as it was');
+  // The config taken away: the recorded build stands again, nothing to write.
+  rmSync(path.join(project, 'gsd-build.json'));
+  const again = runCli(build, { cwd: project });
+  assert.is(again.status, 0, again.stderr);
+  assert.match(again.stdout, /\(0 written\)/);
 });
 
 config.run();

@@ -143,10 +143,6 @@ function checkOne(known, outRoot, job, settledBefore) {
     return false;
   }
 }
-// The next place in a check's list to take: from the claims its threads share (a SharedArrayBuffer), or the next in order.
-function claim(claims, next) {
-  return claims ? Atomics.add(claims, 0, 1) : next;
-}
 `;
 
 /** The thread: CHECK_CODE and its messages (a check, answered bundle by bundle, or patches). */
@@ -164,7 +160,8 @@ parentPort.on('message', (message) => {
   }
   const claims = message.claims instanceof SharedArrayBuffer ? new Int32Array(message.claims) : null;
   for (let next = 0; ; next += 1) {
-    const at = claim(claims, next);
+    // The next place in the list: from the count this thread shares with the main thread, or simply the next.
+    const at = claims ? Atomics.add(claims, 0, 1) : next;
     if (at >= message.bundles.length) break;
     const job = message.bundles[at];
     // Each bundle as soon as it is checked: a build may start writing it while the next is checked.
@@ -188,7 +185,6 @@ export interface DiskCheckJob extends Partial<DiskListing> {
 
 interface MainThreadCheck {
   checkOne(known: Map<string, unknown>, outRoot: string, job: DiskCheckJob, settledBefore: null): boolean;
-  claim(claims: Int32Array, next: number): number;
 }
 let mainThreadCheck: MainThreadCheck | undefined;
 
@@ -200,10 +196,10 @@ let mainThreadCheck: MainThreadCheck | undefined;
  */
 export function checkClaimed(outRoot: string, jobs: readonly DiskCheckJob[], claims: Int32Array, answer: (key: string, ok: boolean) => void): void {
   // The same source text as the thread's, made into functions once (our own constant, never input).
-  mainThreadCheck ??= new Function('fs', 'path', `${CHECK_CODE}\nreturn { checkOne, claim };`)(fs, path) as MainThreadCheck;
+  mainThreadCheck ??= new Function('fs', 'path', `${CHECK_CODE}\nreturn { checkOne };`)(fs, path) as MainThreadCheck;
   const known = new Map<string, unknown>();
   for (;;) {
-    const at = mainThreadCheck.claim(claims, 0);
+    const at = Atomics.add(claims, 0, 1);
     if (at >= jobs.length) return;
     const job = jobs[at]!;
     answer(job.key, mainThreadCheck.checkOne(known, outRoot, job, null));
