@@ -85,6 +85,39 @@ state('should link a file that two bundles share, and never write through the li
   rmSync(out, { recursive: true, force: true });
 });
 
+
+state('should split trees between writer threads by their bytes: one file per content, the record as one thread makes it', async () => {
+  // 60 contents, each in both trees at other paths and in another order, plus one a tree repeats: which thread writes a
+  // file must follow its bytes, not its place, or a shared file is written twice (or linked to a file not yet written).
+  const shared = Array.from({ length: 60 }, (_, index) => `shared text ${index}\n`);
+  const first: VirtualTree = new Map(shared.map((text, index) => [`a/${String(index).padStart(2, '0')}.md`, { contents: text }]));
+  first.set('a/again.md', { contents: shared[7]! });
+  const second: VirtualTree = new Map(shared.map((_, index) => [`b/${index % 7}/${index}.md`, { contents: shared[59 - index]! }]));
+  second.set('b/run.sh', { contents: shared[3]!, executable: true });
+  const records = async (threads: number) => {
+    const out = temporaryDir('output-state');
+    const writer = treeWriter(out, threads);
+    writer.add('t/global', first);
+    writer.add('t/local', second);
+    const written = await writer.finish();
+    const inodes = new Set<number>();
+    for (const [key, tree] of [['t/global', first], ['t/local', second]] as const) {
+      for (const [file, entry] of tree) {
+        const at = path.join(out, key, file);
+        assert.equal(readFileSync(at, 'utf8'), entry.contents, `${threads} threads: ${key}/${file}`);
+        if (!entry.executable) inodes.add(lstatSync(at).ino);
+      }
+    }
+    assert.equal(inodes.size, shared.length, `${threads} threads: each shared text is one file on disk`);
+    assert.equal(lstatSync(path.join(out, 't/local/b/run.sh')).mode & 0o777, 0o755, 'the same bytes with another mode are a file of their own');
+    rmSync(out, { recursive: true, force: true });
+    // Sizes and modes, in tree order (each mtime is the moment its file was written).
+    return Object.fromEntries(Object.entries(written).map(([key, record]) => [key, Object.entries(record).map(([file, [sha256, size, mode]]) => [file, sha256, size, mode])]));
+  };
+  const one = await records(1);
+  assert.equal(one['t/global']!.map(([file]) => file), [...first.keys()]);
+  for (const threads of [2, 3]) assert.equal(await records(threads), one, `${threads} threads`);
+});
 state('should write every text as its UTF-8 bytes, however many bytes a character takes', async () => {
   // The writer thread gets each tree's new texts encoded into one buffer: each file's slice must be exactly its own bytes.
   const texts: [string, string][] = [

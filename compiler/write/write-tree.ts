@@ -2,14 +2,18 @@
 // temporary folder, then swapped into place, so a failure leaves the old
 // output as it was. Modes are set explicitly: the umask never shows through.
 //
-// A worker thread does the writing (TREE_WRITER), with synchronous calls: a
+// Writer threads do the writing (TREE_WRITER), with synchronous calls: a
 // promise per open, write, close and stat cost the main thread about as much
-// as the kernel's work, and in a worker the kernel's work runs on the other
-// core while the main thread renders the next bundle (a build hands each
-// bundle over as soon as it is checked: TreeWriter.add).
+// as the kernel's work, and in a thread the kernel's work runs on another core
+// while the main thread renders the next bundle (a build hands each bundle
+// over as soon as it is checked: TreeWriter.add). Making a file or a folder is
+// the costly part (on an ext4 disk of the 2-core CI machine, about 0.25 ms of
+// kernel time each, where a link takes 0.01 ms), so two threads share each
+// tree, each file going to the thread that owns its bytes.
 import { Worker } from 'node:worker_threads';
 import { mkdir, rename, rm } from 'node:fs/promises';
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { digestOf } from '../emit/bundle-manifest.ts';
 import { byteLengthOf, fileMode, type VirtualTree } from '../emit/virtual-tree.ts';
@@ -41,15 +45,16 @@ const UMASK = process.umask();
 const encoder = new TextEncoder();
 
 /**
- * The writer thread, as CommonJS source text (a text the bundler leaves
- * alone, so it runs the same under the TypeScript loader and in the prebuilt
- * compiler). Each job is one tree: its folder is made afresh, its folders
- * first, then its files. A file with the same bytes and mode as one written
- * before (in any tree of this writer) is a hard link to that one: the 36
- * bundles of a corpus share two thirds of their bytes, and the disk then takes
- * each once. Every later update replaces a file by renaming a new one over
- * it, so a link is never written through; where the file system refuses a
- * link, the copy is written. The reply is the tree's record, in tree order.
+ * A writer thread, as CommonJS source text (a text the bundler leaves alone,
+ * so it runs the same under the TypeScript loader and in the prebuilt
+ * compiler). Each job is this thread's part of one tree (the tree's folder is
+ * empty when the first part comes): the folders of its files first, then its
+ * files. A file with the same bytes and mode as one written before (in any
+ * tree: the same bytes always go to the same thread) is a hard link to that
+ * one: the 36 bundles of a corpus share two thirds of their bytes, and the
+ * disk then takes each once. Every later update replaces a file by renaming a
+ * new one over it, so a link is never written through; where the file system
+ * refuses a link, the copy is written. The reply is the part's record.
  */
 const TREE_WRITER = String.raw`
 const { parentPort, workerData } = require('node:worker_threads');
@@ -67,7 +72,7 @@ function makeDirectory(dir) {
   }
 }
 function writeTree({ directory, files, texts }) {
-  fs.rmSync(directory, { recursive: true, force: true });
+  // Both threads make the tree's folders they need: one makes each, the other finds it made.
   makeDirectory(directory);
   const folders = new Set();
   for (const file of files) folders.add(path.dirname(path.join(directory, file.path)));
@@ -114,14 +119,22 @@ interface WriterJob {
   key: string;
   directory: string;
   /**
-   * Bytes only for the first file of its content key (the writer links or
+   * Bytes only for the first file of its content key (its thread links or
    * copies the rest): `contents`, or for text `[offset, length]` in `texts`.
    */
   files: { path: string; sha256: string; mode: number; content: string; contents?: Uint8Array; text?: [number, number] }[];
   texts: Uint8Array;
 }
 
-/** Whole trees handed to the writer thread one by one, swapped in together at the end. */
+/** How many threads write: each makes files and folders on its own core (the kernel's work), but never more than the cores. */
+const WRITER_THREADS = Math.max(1, Math.min(2, availableParallelism()));
+
+/** The thread that writes a content key's files: by its digest, so the same bytes always meet the thread that wrote them first. */
+function ownerOf(sha256: string, threads: number): number {
+  return threads === 1 ? 0 : parseInt(sha256.slice(0, 4), 16) % threads;
+}
+
+/** Whole trees handed to the writer threads one by one, swapped in together at the end. */
 export interface TreeWriter {
   /** Starts writing `tree` to a temporary sibling of `<outRoot>/<key>`. */
   add(key: string, tree: VirtualTree): void;
@@ -132,23 +145,33 @@ export interface TreeWriter {
   abandon(): Promise<void>;
 }
 
-export function treeWriter(outRoot: string): TreeWriter {
+export function treeWriter(outRoot: string, threads: number = WRITER_THREADS): TreeWriter {
   const staged = new Map<string, { temporary: string; final: string }>();
   const records = new Map<string, BundleRecord>();
+  /** A tree still being written: its paths in tree order, the parts not yet answered, and the answered parts' entries. */
+  const pending = new Map<string, { paths: string[]; parts: number; entries: Map<string, BundleRecord[string]> }>();
   const sent = new Set<string>();
-  let worker: Worker | null = null;
+  let workers: Worker[] = [];
   let failure: Error | null = null;
   let wake: (() => void) | null = null;
   const settle = () => wake?.();
+  const answered = (reply: { key: string; record?: [string, BundleRecord[string]][]; error?: string }) => {
+    const tree = pending.get(reply.key);
+    if (reply.error !== undefined || !reply.record || !tree) failure ??= new Error(`cannot write ${path.join(outRoot, reply.key)}: ${reply.error ?? 'no record'}`);
+    else {
+      for (const [file, entry] of reply.record) tree.entries.set(file, entry);
+      if ((tree.parts -= 1) === 0) {
+        pending.delete(reply.key);
+        records.set(reply.key, Object.fromEntries(tree.paths.map((file) => [file, tree.entries.get(file)!])));
+      }
+    }
+    settle();
+  };
   const start = (): Worker => {
     const started = new Worker(TREE_WRITER, { eval: true, workerData: { umask: UMASK, directoryMode: DIRECTORY_MODE } });
-    started.on('message', (reply: { key: string; record?: [string, BundleRecord[string]][]; error?: string }) => {
-      if (reply.error !== undefined || !reply.record) failure ??= new Error(`cannot write ${path.join(outRoot, reply.key)}: ${reply.error ?? 'no record'}`);
-      else records.set(reply.key, Object.fromEntries(reply.record));
-      settle();
-    });
+    started.on('message', answered);
     started.on('error', (error) => ((failure ??= error), settle()));
-    started.on('exit', () => ((failure ??= records.size < staged.size ? new Error('the writer thread stopped early') : null), settle()));
+    started.on('exit', () => ((failure ??= pending.size > 0 ? new Error('a writer thread stopped early') : null), settle()));
     // Kept alive only while finish() waits: a build that throws before it does not hang on the thread.
     started.unref();
     return started;
@@ -159,9 +182,9 @@ export function treeWriter(outRoot: string): TreeWriter {
       if (error.code !== 'ENOTDIR') throw error;
     })));
   const stop = async () => {
-    const running = worker;
-    worker = null;
-    if (running) await running.terminate();
+    const running = workers;
+    workers = [];
+    await Promise.all(running.map((worker) => worker.terminate()));
   };
   return {
     add(key, tree) {
@@ -169,35 +192,43 @@ export function treeWriter(outRoot: string): TreeWriter {
       const final = path.join(outRoot, key);
       const temporary = path.join(path.dirname(final), `.${path.basename(final)}.tmp-${process.pid}`);
       staged.set(key, { temporary, final });
-      const files: WriterJob['files'] = [];
-      const texts: { at: number; text: string; bytes: number }[] = [];
-      let textBytes = 0;
+      // Left by a process of the same id that stopped midway: removed here, before any thread makes a part of the tree.
+      if (existsSync(temporary)) rmSync(temporary, { recursive: true, force: true });
+      const jobs = Array.from({ length: threads }, () => ({ files: [] as WriterJob['files'], texts: [] as { at: number; text: string; bytes: number }[], textBytes: 0 }));
       for (const [file, entry] of tree) {
         if (entry.reused) throw new Error(`internal: reused file ${key}/${file} has no bytes to write`);
         const mode = fileMode(entry);
         const sha256 = digestOf(entry);
         const content = `${sha256} ${mode}`;
-        if (sent.has(content)) files.push({ path: file, sha256, mode, content });
-        else if (typeof entry.contents !== 'string') files.push({ path: file, sha256, mode, content, contents: entry.contents });
+        const job = jobs[ownerOf(sha256, threads)]!;
+        if (sent.has(content)) job.files.push({ path: file, sha256, mode, content });
+        else if (typeof entry.contents !== 'string') job.files.push({ path: file, sha256, mode, content, contents: entry.contents });
         else {
           const bytes = byteLengthOf(entry);
-          files.push({ path: file, sha256, mode, content, text: [textBytes, bytes] });
-          texts.push({ at: textBytes, text: entry.contents, bytes });
-          textBytes += bytes;
+          job.files.push({ path: file, sha256, mode, content, text: [job.textBytes, bytes] });
+          job.texts.push({ at: job.textBytes, text: entry.contents, bytes });
+          job.textBytes += bytes;
         }
         sent.add(content);
       }
-      // The tree's new texts, UTF-8 in one buffer the thread takes whole (moved, not copied; one allocation per tree).
-      const encoded = new Uint8Array(textBytes);
-      for (const { at, text, bytes } of texts) {
-        if (encoder.encodeInto(text, encoded.subarray(at, at + bytes)).written !== bytes) throw new Error(`internal: a text of ${key} is not the size its facts say`);
-      }
-      (worker ??= start()).postMessage({ key, directory: temporary, files, texts: encoded } satisfies WriterJob, [encoded.buffer]);
+      // An empty tree is still one part: its folder is made.
+      const parts = jobs.filter((job, index) => job.files.length > 0 || index === 0);
+      pending.set(key, { paths: [...tree.keys()], parts: parts.length, entries: new Map() });
+      if (workers.length === 0) workers = Array.from({ length: threads }, start);
+      jobs.forEach((job, index) => {
+        if (!parts.includes(job)) return;
+        // The part's new texts, UTF-8 in one buffer the thread takes whole (moved, not copied; one allocation per part).
+        const encoded = new Uint8Array(job.textBytes);
+        for (const { at, text, bytes } of job.texts) {
+          if (encoder.encodeInto(text, encoded.subarray(at, at + bytes)).written !== bytes) throw new Error(`internal: a text of ${key} is not the size its facts say`);
+        }
+        workers[index]!.postMessage({ key, directory: temporary, files: job.files, texts: encoded } satisfies WriterJob, [encoded.buffer]);
+      });
     },
     has: (key) => staged.has(key),
     async finish() {
       try {
-        worker?.ref();
+        for (const worker of workers) worker.ref();
         while (failure === null && records.size < staged.size) await new Promise<void>((resolve) => (wake = resolve));
         await stop();
         if (failure) throw failure;
