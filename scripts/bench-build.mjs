@@ -10,6 +10,8 @@
 //     watch on it, one process rebuilding after each edit (after 3 untimed
 //     edits; timed from the write to its summary line, debounce included,
 //     and by its own figure);
+//   the file-system floor of each cold output (scripts/fs-floor.mjs): its
+//     folders and files made as the writer makes them, with no build;
 //   gsd-build on source/: cold and warm; gsd-build check (against golden/)
 //     with --no-cache, with nothing changed, and after one edited file;
 //   scale: a synthetic corpus (scripts/gen-corpus.mjs) at 1×, 10×, 100× the size
@@ -99,6 +101,19 @@ const fresh = (name) => {
   trash(dir);
   return dir;
 };
+
+/**
+ * The file-system floor of an output (scripts/fs-floor.mjs): its folders and
+ * files made the way the writer makes them, into a fresh folder each run, with
+ * no build around them; how much of a cold build this disk alone takes.
+ */
+function floorSeries(label, out) {
+  const script = path.join(root, 'scripts/fs-floor.mjs');
+  const plan = path.join(scratch, `${label}-floor.json`);
+  run(process.execPath, [script, 'plan', out, plan]);
+  const dest = path.join(scratch, `${label}-floor`);
+  return series(`file-system floor, ${label} output`, () => run(process.execPath, [script, 'make', plan, dest]), () => fresh(`${label}-floor`));
+}
 
 /** Appends a line to a file (a new one each run), the one-file edit. */
 const edit = (file, index) => appendFileSync(file, `\nEdited by the benchmark, run ${index} at ${process.hrtime.bigint()}.\n`);
@@ -206,6 +221,7 @@ if (wanted('upstream')) {
     fresh('up-out');
     fresh('up-cache');
   });
+  results.upstreamFloor = floorSeries('upstream', out);
   results.upstreamWarm = series('gsd-build --all, upstream corpus: no change', () => gsdBuild(['--all', '--source', upstream, '--out', out, '--cache', cache]));
   const corpus = path.join(scratch, 'up-corpus');
   cpSync(upstream, corpus, { recursive: true });
@@ -243,6 +259,7 @@ if (wanted('source')) {
     fresh('src-out');
     fresh('src-cache');
   });
+  results.sourceFloor = floorSeries('source', out);
   results.sourceWarm = series('gsd-build --all, source/: no change', () => gsdBuild(['--all', '--out', out, '--cache', cache]));
   // The maintainers' command after an edit: check against golden/ (an edit makes it fail with a diff: exit 1).
   results.checkFresh = series('gsd-build check, source/: --no-cache', () => gsdBuild(['check', '--no-cache']));
@@ -280,6 +297,8 @@ ratio('upstream installer / gsd-build upstream one edit (goal 100x)', results.in
 ratio('upstream installer / gsd-build watch one edit, edit to output', results.installer, results.upstreamWatch);
 ratio('upstream installer / gsd-build watch one edit, its rebuild', results.installer, results.upstreamWatchBuild);
 ratio('gsd-build upstream cold / node -e 0', results.upstreamCold, results.node);
+ratio('gsd-build upstream cold / its file-system floor', results.upstreamCold, results.upstreamFloor);
+ratio('gsd-build source/ cold / its file-system floor', results.sourceCold, results.sourceFloor);
 ratio('gsd-build source/ cold / node -e 0', results.sourceCold, results.node);
 ratio('gsd-build source/ cold / no change', results.sourceCold, results.sourceWarm);
 ratio('gsd-build check --no-cache / check after one edit', results.checkFresh, results.checkOne);
