@@ -86,6 +86,26 @@ state('should link a file that two bundles share, and never write through the li
 });
 
 
+state('should fail whole when one writer thread fails its part, and leave the output as it was', async () => {
+  const { out } = await written();
+  const before = snapshotTree(out);
+  // 'n/x' is a file in one tree and a folder in another's paths: whichever thread writes 'n/x/…', the other's file is in
+  // its way (or it is in the other's). Twenty such pairs, so the failing parts fall to both threads.
+  const clashing: VirtualTree = new Map();
+  for (let index = 0; index < 20; index += 1) {
+    clashing.set(`n${index}/x`, { contents: `file ${index}\n` });
+    clashing.set(`n${index}/x/inner.md`, { contents: `inner ${index}\n` });
+  }
+  const writer = treeWriter(out, 2);
+  writer.add('t/global', new Map([...TREE, ['README.txt', { contents: 'read me, edited\n' }]]));
+  writer.add('c/local', clashing);
+  let failed = '';
+  await writer.finish().catch((error: Error) => (failed = error.message));
+  assert.match(failed, /^cannot write .*c\/local: /);
+  assert.equal(snapshotTree(out), before, 't/global keeps its old bytes, no .tmp folder is left');
+  rmSync(out, { recursive: true, force: true });
+});
+
 state('should split trees between writer threads by their bytes: one file per content, the record as one thread makes it', async () => {
   // 60 contents, each in both trees at other paths and in another order, plus one a tree repeats: which thread writes a
   // file must follow its bytes, not its place, or a shared file is written twice (or linked to a file not yet written).

@@ -12,7 +12,7 @@
 // 0.01 ms), so two threads share each tree, each file going to the thread that
 // owns its bytes.
 import { Worker } from 'node:worker_threads';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm, rmdir } from 'node:fs/promises';
 import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
@@ -177,11 +177,16 @@ export function treeWriter(outRoot: string, threads: number = WRITER_THREADS): T
     started.unref();
     return started;
   };
-  // A temporary folder under a path that is not a folder was never made.
-  const removeTemporaries = () =>
-    Promise.all([...staged.values()].map(({ temporary }) => rm(temporary, { recursive: true, force: true }).catch((error: NodeJS.ErrnoException) => {
+  /** Folders above a temporary folder that were not there when its tree came (a new target's): the threads make them. */
+  const above = new Set<string>();
+  // A temporary folder under a path that is not a folder was never made. The folders above it that the threads made go
+  // too, deepest first, each only while empty.
+  const removeTemporaries = async () => {
+    await Promise.all([...staged.values()].map(({ temporary }) => rm(temporary, { recursive: true, force: true }).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOTDIR') throw error;
     })));
+    for (const folder of [...above].sort((a, b) => b.length - a.length)) await rmdir(folder).catch(() => {});
+  };
   const stop = async () => {
     const running = workers;
     workers = [];
@@ -195,6 +200,7 @@ export function treeWriter(outRoot: string, threads: number = WRITER_THREADS): T
       staged.set(key, { temporary, final });
       // Left by a process of the same id that stopped midway: removed here, before any thread makes a part of the tree.
       if (existsSync(temporary)) rmSync(temporary, { recursive: true, force: true });
+      for (let folder = path.dirname(temporary); !above.has(folder) && !existsSync(folder); folder = path.dirname(folder)) above.add(folder);
       const jobs = Array.from({ length: threads }, () => ({ files: [] as WriterJob['files'], texts: [] as { at: number; text: string; bytes: number }[], textBytes: 0 }));
       for (const [file, entry] of tree) {
         if (entry.reused) throw new Error(`internal: reused file ${key}/${file} has no bytes to write`);
