@@ -24,7 +24,7 @@
 // Usage: node scripts/bench-build.mjs [--runs N] [--only installer,upstream,source,scale] [--scales 1,10,100] [--loader lib|ts] [--quick]
 //   --quick: 3 runs and scales 1,10 (a full run takes long on a loaded 2-core machine); the default is the issue's.
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -109,10 +109,11 @@ const fresh = (name) => {
  */
 function floorSeries(label, out) {
   const script = path.join(root, 'scripts/fs-floor.mjs');
-  const plan = path.join(scratch, `${label}-floor.json`);
-  run(process.execPath, [script, 'plan', out, plan]);
+  const planFile = path.join(scratch, `${label}-floor.json`);
+  run(process.execPath, [script, 'plan', out, planFile]);
   const dest = path.join(scratch, `${label}-floor`);
-  return series(`file-system floor, ${label} output`, () => run(process.execPath, [script, 'make', plan, dest]), () => fresh(`${label}-floor`));
+  const median = series(`file-system floor, ${label} output`, () => run(process.execPath, [script, 'make', planFile, dest]), () => fresh(`${label}-floor`));
+  return { median, plan: JSON.parse(readFileSync(planFile, 'utf8')) };
 }
 
 /** Appends a line to a file (a new one each run), the one-file edit. */
@@ -221,7 +222,8 @@ if (wanted('upstream')) {
     fresh('up-out');
     fresh('up-cache');
   });
-  results.upstreamFloor = floorSeries('upstream', out);
+  const upstreamFloor = floorSeries('upstream', out);
+  results.upstreamFloor = upstreamFloor.median;
   results.upstreamWarm = series('gsd-build --all, upstream corpus: no change', () => gsdBuild(['--all', '--source', upstream, '--out', out, '--cache', cache]));
   const corpus = path.join(scratch, 'up-corpus');
   cpSync(upstream, corpus, { recursive: true });
@@ -231,25 +233,11 @@ if (wanted('upstream')) {
   const watched = await watchSeries(['--source', corpus, '--out', out, '--cache', cache], workflow);
   results.upstreamWatch = watched.latency;
   results.upstreamWatchBuild = watched.build;
-  let files = 0;
-  let bytes = 0;
-  const inodes = new Map();
-  const walk = (dir) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else {
-        const stats = statSync(full);
-        files += 1;
-        bytes += stats.size;
-        inodes.set(stats.ino, stats.size);
-      }
-    }
-  };
-  for (const target of readdirSync(out)) walk(path.join(out, target));
-  const stored = [...inodes.values()].reduce((sum, size) => sum + size, 0);
-  const mib = (count) => (count / 1024 / 1024).toFixed(0);
-  console.log(`  (${files} files, ${mib(bytes)} MiB in ${readdirSync(out).length} targets; on disk ${inodes.size} distinct files, ${mib(stored)} MiB: the rest are hard links)`);
+  // The cold output's shape, from its floor's plan: every name, and the files on disk (the rest are links of them).
+  const { files } = upstreamFloor.plan;
+  const distinct = files.filter((file) => file.linkOf === undefined);
+  const mib = (list) => (list.reduce((sum, file) => sum + file.size, 0) / 1024 / 1024).toFixed(0);
+  console.log(`  (${files.length} files, ${mib(files)} MiB in ${readdirSync(out).length} targets; on disk ${distinct.length} distinct files, ${mib(distinct)} MiB: the rest are hard links)`);
 }
 
 if (wanted('source')) {
@@ -259,7 +247,7 @@ if (wanted('source')) {
     fresh('src-out');
     fresh('src-cache');
   });
-  results.sourceFloor = floorSeries('source', out);
+  results.sourceFloor = floorSeries('source', out).median;
   results.sourceWarm = series('gsd-build --all, source/: no change', () => gsdBuild(['--all', '--out', out, '--cache', cache]));
   // The maintainers' command after an edit: check against golden/ (an edit makes it fail with a diff: exit 1).
   results.checkFresh = series('gsd-build check, source/: --no-cache', () => gsdBuild(['check', '--no-cache']));

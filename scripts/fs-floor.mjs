@@ -64,6 +64,7 @@ parentPort.postMessage('done');
 `;
 
 async function make(plan, root) {
+  if (!Array.isArray(plan?.folders) || !Array.isArray(plan?.files)) throw new Error('expected a plan of folders and files (fs-floor.mjs plan), found another JSON value');
   mkdirSync(root);
   const paths = plan.files.map((file) => file.path);
   const shares = Array.from({ length: THREADS }, () => ({ folders: new Set(), files: [] }));
@@ -88,7 +89,14 @@ async function make(plan, root) {
   );
 }
 
+const USAGE = 'usage: fs-floor.mjs plan <output folder> <plan.json> | make <plan.json> <folder>';
 const [mode, first, second] = process.argv.slice(2);
-if (mode === 'plan') writeFileSync(second, JSON.stringify(planOf(first)));
-else if (mode === 'make') await make(JSON.parse(readFileSync(first, 'utf8')), second);
-else throw new Error('usage: fs-floor.mjs plan <output folder> <plan.json> | make <plan.json> <folder>');
+try {
+  if (second === undefined || !['plan', 'make'].includes(mode)) throw new Error(`expected ${USAGE}, found: ${process.argv.slice(2).join(' ') || 'no arguments'}`);
+  if (mode === 'plan') writeFileSync(second, JSON.stringify(planOf(first)));
+  else await make(JSON.parse(readFileSync(first, 'utf8')), second);
+} catch (error) {
+  // One line, no stack: a folder that is not there, a plan that does not read, a folder to make that already is.
+  console.error(`fs-floor: ${error.message}`);
+  process.exitCode = 2;
+}

@@ -17,6 +17,14 @@ function floor(...args: string[]): void {
   assert.is(run.status, 0, run.stderr);
 }
 
+/** A run that must fail: exit 2, one line on stderr saying what was expected. */
+function refused(args: string[], message: RegExp): void {
+  const run = spawnSync(process.execPath, [SCRIPT, ...args], { encoding: 'utf8' });
+  assert.is(run.status, 2, run.stderr);
+  assert.match(run.stderr, message);
+  assert.is(run.stderr.trim().split('\n').length, 1, run.stderr);
+}
+
 /** Every folder and file under root: a file's size, mode and the first name of its inode (its links share it). */
 function shape(root: string): string[] {
   const firsts = new Map<number, string>();
@@ -60,6 +68,20 @@ test('makes the folders and files of the output it planned: sizes, modes and lin
   const expected = shape(out);
   assert.ok(expected.some((line) => line.startsWith('t/local/README.txt ') && line.endsWith(' t/global/README.txt')), 'the output has a link to make');
   assert.equal(shape(made), expected);
+  fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+test('refuses bad arguments, a plan that is not one and a folder that is there, in one line each', () => {
+  const scratch = temporaryDir('fs-floor');
+  refused([], /^fs-floor: expected usage: fs-floor\.mjs plan/);
+  refused(['copy', 'a', 'b'], /^fs-floor: expected usage/);
+  refused(['plan', path.join(scratch, 'missing'), path.join(scratch, 'plan.json')], /^fs-floor: ENOENT/);
+  const plan = path.join(scratch, 'plan.json');
+  fs.writeFileSync(plan, '[1, 2]');
+  refused(['make', plan, path.join(scratch, 'made')], /^fs-floor: expected a plan of folders and files/);
+  assert.not.ok(fs.existsSync(path.join(scratch, 'made')), 'nothing made for a plan that is not one');
+  fs.writeFileSync(plan, JSON.stringify({ folders: [], files: [] }));
+  refused(['make', plan, scratch], /^fs-floor: EEXIST/);
   fs.rmSync(scratch, { recursive: true, force: true });
 });
 

@@ -55,7 +55,8 @@ const encoder = new TextEncoder();
  * one: the 36 bundles of a corpus share two thirds of their bytes, and the
  * disk then takes each once. Every later update replaces a file by renaming a
  * new one over it, so a link is never written through; where the file system
- * refuses a link, the copy is written. The reply is the part's record.
+ * refuses a link, the copy is written. The reply is each file's size, mode
+ * and mtime, in the part's order, as one list of numbers.
  */
 const TREE_WRITER = String.raw`
 const { parentPort, workerData } = require('node:worker_threads');
@@ -78,7 +79,7 @@ function writeTree({ directory, files, texts }) {
   const folders = new Set();
   for (const file of files) folders.add(path.dirname(path.join(directory, file.path)));
   for (const folder of [...folders].sort()) makeDirectory(folder);
-  const record = [];
+  const stats = [];
   for (const file of files) {
     const target = path.join(directory, file.path);
     const first = firsts.get(file.content);
@@ -86,44 +87,46 @@ function writeTree({ directory, files, texts }) {
     if (first !== undefined) {
       try {
         fs.linkSync(first.path, target);
-        record.push([file.path, [file.sha256, first.size, first.mode, first.mtimeMs]]);
+        stats.push(first.size, first.mode, first.mtimeMs);
         continue;
       } catch {}
     }
     const bytes = file.contents !== undefined ? file.contents : file.text !== undefined ? texts.subarray(file.text[0], file.text[0] + file.text[1]) : fs.readFileSync(first.path);
     // One open for the write, the mode and the stat: no path is looked up again.
     const fd = fs.openSync(target, 'w', file.mode);
-    let stats;
+    let made;
     try {
       fs.writeFileSync(fd, bytes);
       if ((file.mode & umask) !== 0) fs.fchmodSync(fd, file.mode);
-      stats = fs.fstatSync(fd);
+      made = fs.fstatSync(fd);
     } finally {
       fs.closeSync(fd);
     }
-    const written = { path: target, size: stats.size, mode: stats.mode & 0o777, mtimeMs: stats.mtimeMs };
+    const written = { path: target, size: made.size, mode: made.mode & 0o777, mtimeMs: made.mtimeMs };
     if (first === undefined) firsts.set(file.content, written);
-    record.push([file.path, [file.sha256, written.size, written.mode, written.mtimeMs]]);
+    stats.push(written.size, written.mode, written.mtimeMs);
   }
-  return record;
+  return stats;
 }
 parentPort.on('message', (job) => {
   try {
-    parentPort.postMessage({ key: job.key, record: writeTree(job) });
+    parentPort.postMessage({ key: job.key, part: job.part, stats: writeTree(job) });
   } catch (error) {
-    parentPort.postMessage({ key: job.key, error: String((error && error.message) || error) });
+    parentPort.postMessage({ key: job.key, part: job.part, error: String((error && error.message) || error) });
   }
 });
 `;
 
 interface WriterJob {
   key: string;
+  /** The thread's index: its files' places in the tree are the main thread's (TreeWriter's `pending`). */
+  part: number;
   directory: string;
   /**
    * Bytes only for the first file of its content key (its thread links or
    * copies the rest): `contents`, or for text `[offset, length]` in `texts`.
    */
-  files: { path: string; sha256: string; mode: number; content: string; contents?: Uint8Array; text?: [number, number] }[];
+  files: { path: string; mode: number; content: string; contents?: Uint8Array; text?: [number, number] }[];
   texts: Uint8Array;
 }
 
@@ -149,21 +152,22 @@ export interface TreeWriter {
 export function treeWriter(outRoot: string, threads: number = WRITER_THREADS): TreeWriter {
   const staged = new Map<string, { temporary: string; final: string }>();
   const records = new Map<string, BundleRecord>();
-  /** A tree still being written: its paths in tree order, the parts not yet answered, and the answered parts' entries. */
-  const pending = new Map<string, { paths: string[]; parts: number; entries: Map<string, BundleRecord[string]> }>();
+  /** A tree still being written: its paths and digests in tree order, each part's places in it, its entries as answered, and the parts still out. */
+  const pending = new Map<string, { paths: string[]; digests: string[]; places: number[][]; entries: BundleRecord[string][]; parts: number }>();
   const sent = new Set<string>();
   let workers: Worker[] = [];
   let failure: Error | null = null;
   let wake: (() => void) | null = null;
   const settle = () => wake?.();
-  const answered = (reply: { key: string; record?: [string, BundleRecord[string]][]; error?: string }) => {
+  const answered = (reply: { key: string; part: number; stats?: number[]; error?: string }) => {
     const tree = pending.get(reply.key);
-    if (reply.error !== undefined || !reply.record || !tree) failure ??= new Error(`cannot write ${path.join(outRoot, reply.key)}: ${reply.error ?? 'no record'}`);
+    const places = tree?.places[reply.part];
+    if (reply.error !== undefined || !reply.stats || !places || reply.stats.length !== places.length * 3) failure ??= new Error(`cannot write ${path.join(outRoot, reply.key)}: ${reply.error ?? 'no record'}`);
     else {
-      for (const [file, entry] of reply.record) tree.entries.set(file, entry);
-      if ((tree.parts -= 1) === 0) {
+      places.forEach((at, index) => (tree!.entries[at] = [tree!.digests[at]!, reply.stats![index * 3]!, reply.stats![index * 3 + 1]!, reply.stats![index * 3 + 2]!]));
+      if ((tree!.parts -= 1) === 0) {
         pending.delete(reply.key);
-        records.set(reply.key, Object.fromEntries(tree.paths.map((file) => [file, tree.entries.get(file)!])));
+        records.set(reply.key, Object.fromEntries(tree!.paths.map((file, at) => [file, tree!.entries[at]!])));
       }
     }
     settle();
@@ -201,35 +205,40 @@ export function treeWriter(outRoot: string, threads: number = WRITER_THREADS): T
       // Left by a process of the same id that stopped midway: removed here, before any thread makes a part of the tree.
       if (existsSync(temporary)) rmSync(temporary, { recursive: true, force: true });
       for (let folder = path.dirname(temporary); !above.has(folder) && !existsSync(folder); folder = path.dirname(folder)) above.add(folder);
-      const jobs = Array.from({ length: threads }, () => ({ files: [] as WriterJob['files'], texts: [] as { at: number; text: string; bytes: number }[], textBytes: 0 }));
+      const jobs = Array.from({ length: threads }, () => ({ files: [] as WriterJob['files'], places: [] as number[], texts: [] as { at: number; text: string; bytes: number }[], textBytes: 0 }));
+      const paths: string[] = [];
+      const digests: string[] = [];
       for (const [file, entry] of tree) {
         if (entry.reused) throw new Error(`internal: reused file ${key}/${file} has no bytes to write`);
         const mode = fileMode(entry);
         const sha256 = digestOf(entry);
         const content = `${sha256} ${mode}`;
         const job = jobs[ownerOf(sha256, threads)]!;
-        if (sent.has(content)) job.files.push({ path: file, sha256, mode, content });
-        else if (typeof entry.contents !== 'string') job.files.push({ path: file, sha256, mode, content, contents: entry.contents });
+        job.places.push(paths.length);
+        paths.push(file);
+        digests.push(sha256);
+        if (sent.has(content)) job.files.push({ path: file, mode, content });
+        else if (typeof entry.contents !== 'string') job.files.push({ path: file, mode, content, contents: entry.contents });
         else {
           const bytes = byteLengthOf(entry);
-          job.files.push({ path: file, sha256, mode, content, text: [job.textBytes, bytes] });
+          job.files.push({ path: file, mode, content, text: [job.textBytes, bytes] });
           job.texts.push({ at: job.textBytes, text: entry.contents, bytes });
           job.textBytes += bytes;
         }
         sent.add(content);
       }
       // An empty tree is still one part: its folder is made.
-      const parts = jobs.filter((job, index) => job.files.length > 0 || index === 0);
-      pending.set(key, { paths: [...tree.keys()], parts: parts.length, entries: new Map() });
+      const sending = jobs.map((job, part) => job.files.length > 0 || part === 0);
+      pending.set(key, { paths, digests, places: jobs.map((job) => job.places), entries: new Array(paths.length), parts: sending.filter(Boolean).length });
       if (workers.length === 0) workers = Array.from({ length: threads }, start);
-      jobs.forEach((job, index) => {
-        if (!parts.includes(job)) return;
+      jobs.forEach((job, part) => {
+        if (!sending[part]) return;
         // The part's new texts, UTF-8 in one buffer the thread takes whole (moved, not copied; one allocation per part).
         const encoded = new Uint8Array(job.textBytes);
         for (const { at, text, bytes } of job.texts) {
           if (encoder.encodeInto(text, encoded.subarray(at, at + bytes)).written !== bytes) throw new Error(`internal: a text of ${key} is not the size its facts say`);
         }
-        workers[index]!.postMessage({ key, directory: temporary, files: job.files, texts: encoded } satisfies WriterJob, [encoded.buffer]);
+        workers[part]!.postMessage({ key, part, directory: temporary, files: job.files, texts: encoded } satisfies WriterJob, [encoded.buffer]);
       });
     },
     has: (key) => staged.has(key),
