@@ -10,7 +10,7 @@ import { digestOf } from '../emit/bundle-manifest.ts';
 import type { BundleRecord } from '../write/write-tree.ts';
 import type { Io } from './args.ts';
 import { readOutputState, unitSource, writeOutputState, type StoredState } from '../incremental.ts';
-import { writeCacheEntry } from '../cache/build-cache.ts';
+import { hashParts, readCacheEntry, writeCacheEntry } from '../cache/build-cache.ts';
 import type { IndexedGoldens } from '../golden/golden-index.ts';
 import type { SourceFile } from '../load/read-source-tree.ts';
 import { compileFrom, reportEmitted } from './common.ts';
@@ -46,7 +46,8 @@ export async function checkAgainstGoldens(
   // Each bundle is emitted again from the units the last check emitted (kept by the digests of their inputs): only the
   // units of changed documents are rendered, the others keep that emission's digests. --update writes every file: all rendered.
   const previous = cacheDir && !values.update ? readOutputState(cacheDir, goldenRoot, 'check') : null;
-  const emitted = emitBundles(compiled, selections, undefined, cacheDir ? unitSource(previous, previous?.records.all() ?? {}) : undefined);
+  const differed = cacheDir && previous ? readCacheEntry(cacheDir, differedName(goldenRoot), DIFFERED_FORMAT, decodeDiffered) : null;
+  const emitted = emitBundles(compiled, selections, undefined, cacheDir ? unitSource(previous, recordsLess(previous?.records.all() ?? {}, differed ?? [])) : undefined);
   const { bundles, diagnostics } = emitted;
   if (!reportEmitted(diagnostics, recording, goldenRoot)) return 1;
   if (cacheDir) storeEmission(cacheDir, goldenRoot, previous, emitted);
@@ -64,6 +65,8 @@ export async function checkAgainstGoldens(
     findings = compareWithGolden(bundles, golden);
   }
   goldens!.save();
+  const differs = findings.filter((finding) => finding.kind === 'differs').map((finding) => finding.path);
+  if (cacheDir && (differed === null || differed.join('\n') !== differs.join('\n'))) writeCacheEntry(cacheDir, differedName(goldenRoot), DIFFERED_FORMAT, differs);
   findings.forEach((finding) => io.err(formatGoldenFinding(finding)));
   if (findings.length > 0) {
     io.err(`${findings.length} golden file(s) out of date; run 'gsd-build check --update' and review the diff.`);
@@ -72,6 +75,36 @@ export async function checkAgainstGoldens(
   recording.out(`golden check passed: ${bundles.size} bundle(s) match ${goldenRoot}/`);
   if (passSlot !== null) writeCacheEntry(cacheDir!, passSlot.name, passSlot.key, printed);
   return 0;
+}
+
+/**
+ * The files that differed from their goldens at the last comparison
+ * (`<target>/<scope>/<file>`). The next check renders their units again
+ * rather than taking them back without their text: a finding shows the
+ * file's diff, and a bundle with a file to diff but no text is emitted a
+ * second time, whole. Any list is safe to use: a unit rendered again is the
+ * unit taken back, and a file missed has its bundle emitted again.
+ */
+const differedName = (goldenRoot: string) => `check-differed-${hashParts([path.resolve(goldenRoot)]).slice(0, 24)}`;
+const DIFFERED_FORMAT = 'check-differed/1';
+const decodeDiffered = (stored: unknown): string[] | null => (Array.isArray(stored) && stored.every((entry) => typeof entry === 'string') ? stored : null);
+
+/** `records` without the files named (`<target>/<scope>/<file>`): a record that loses none is kept as it is. */
+export function recordsLess(records: Readonly<Record<string, BundleRecord>>, paths: readonly string[]): Readonly<Record<string, BundleRecord>> {
+  if (paths.length === 0) return records;
+  const kept = { ...records };
+  for (const name of paths) {
+    const at = name.indexOf('/', name.indexOf('/') + 1);
+    const key = name.slice(0, at);
+    const file = name.slice(at + 1);
+    const record = kept[key];
+    if (at === -1 || record === undefined || !Object.hasOwn(record, file)) continue;
+    // Copied at the first file it loses (the records read are not changed).
+    const copy = record === records[key] ? { ...record } : record;
+    delete copy[file];
+    kept[key] = copy;
+  }
+  return kept;
 }
 
 /**

@@ -8,6 +8,8 @@ import { REPO_ROOT } from '../pipeline.ts';
 import { escapeRegExp } from '../util/text.ts';
 import { suite, assert } from './harness.ts';
 import { copySource, FIXTURES, runCli, snapshotTree, temporaryDir } from './fixture-support.ts';
+import { recordsLess } from '../cli/check-run.ts';
+import type { BundleRecord } from '../write/write-tree.ts';
 
 const cli = suite('cli');
 
@@ -115,6 +117,21 @@ cli('should fail the golden check with a unified diff when one source byte chang
   // Emitted again from the units the first check emitted, against the goldens' digests it indexed: the same findings.
   const result = runCli(['check', '--source', changed, '--cache', cache]);
   assert.is(result.stderr, fresh.stderr, 'the same findings with the cache and without');
+  // A second file edited while the first still differs: the first's units, taken back, would have no text for its diff
+  // (recordsLess has them rendered again). The same findings as a check without the cache, both diffs shown.
+  const second = path.join(changed, 'gsd-core/references/ai-evals.md');
+  const secondText = readFileSync(second, 'utf8');
+  writeFileSync(second, secondText.replace('e', 'E'));
+  const both = runCli(['check', '--source', changed, '--cache', cache]);
+  assert.equal([both.status, both.stderr], [1, runCli(['check', '--source', changed, '--no-cache']).stderr], 'two edits: the same findings with the cache and without');
+  assert.ok(both.stderr.includes('--- golden/claude/global/.claude/gsd-core/references/questioning.md') && both.stderr.includes('--- golden/claude/global/.claude/gsd-core/references/ai-evals.md'), 'a diff of each');
+  // Without the list of files that differed, the files to diff that were taken back have their bundles emitted again.
+  const listed = readdirSync(cache).filter((entry) => entry.startsWith('check-differed-'));
+  assert.is(listed.length, 1);
+  rmSync(path.join(cache, listed[0]!));
+  assert.is(runCli(['check', '--source', changed, '--cache', cache]).stderr, both.stderr, 'no list: the same findings');
+  writeFileSync(second, secondText);
+  assert.is(runCli(['check', '--source', changed, '--cache', cache]).stderr, fresh.stderr, 'the second edit undone: the first\'s findings again');
   // Entries that do not read (cut short, or another program's) are passed over: the same findings again.
   for (const entry of readdirSync(cache)) if (/^(?:check|golden)-/.test(entry)) writeFileSync(path.join(cache, entry), 'not an entry');
   const overCorrupt = runCli(['check', '--source', changed, '--cache', cache]);
@@ -128,6 +145,17 @@ cli('should fail the golden check with a unified diff when one source byte chang
   const changedLine = text.split('\n').find((line) => line.includes(text.slice(index - 3, index + 3)))!;
   assert.ok(result.stderr.includes(`-${changedLine}`));
   assert.match(result.stderr, /\d+ golden file\(s\) out of date/);
+});
+
+cli('should take back from the last check every file but those that differed from their goldens (recordsLess)', () => {
+  const record = (...files: string[]): BundleRecord => Object.fromEntries(files.map((file) => [file, ['0'.repeat(64), 1, 0o644, 0]]));
+  const records = { 'a/global': record('x.md', 'd/y.md', 'z.md'), 'b/local': record('x.md') };
+  const kept = recordsLess(records, ['a/global/d/y.md', 'a/global/z.md', 'a/global/gone.md', 'c/local/x.md', 'a/global/toString', 'nobundle']);
+  // A unit with a file dropped is rendered again; names no record holds change nothing.
+  assert.equal(Object.keys(kept['a/global']!), ['x.md']);
+  assert.ok(kept['b/local'] === records['b/local'], 'a record that loses nothing is kept as it is');
+  assert.equal(Object.keys(records['a/global']), ['x.md', 'd/y.md', 'z.md'], 'the records read are not changed');
+  assert.ok(recordsLess(records, []) === records);
 });
 
 cli('should pass a check again from its record only while its inputs and the goldens stand as they were', () => {
