@@ -14,7 +14,8 @@
 //     folders and files made as the writer makes them, with no build;
 //   gsd-build on source/: cold and warm; gsd-build check (against golden/)
 //     with --no-cache, with nothing changed, after one edited file, and after
-//     an edit of another file while the first still differs;
+//     an edit of another file while the first still differs; check --update
+//     after one edited file (on a copy of golden/);
 //   scale: a synthetic corpus (scripts/gen-corpus.mjs) at 1×, 10×, 100× the size
 //     of source/, one bundle (claude/global), cold and after one edited file,
 //     with peak memory.
@@ -259,6 +260,12 @@ if (wanted('source')) {
   results.checkOne = series('gsd-build check, source/: one edit (a diff)', () => gsdBuild(['check', '--source', corpus, '--cache', cache], { allowed: [1] }), (index) => edit(path.join(corpus, 'gsd-core/references/questioning.md'), index));
   // The maintainers' loop before --update: another file edited while the first still differs (both diffs shown).
   results.checkSecond = series('gsd-build check, source/: an edit of another file', () => gsdBuild(['check', '--source', corpus, '--cache', cache], { allowed: [1] }), (index) => edit(path.join(corpus, 'gsd-core/references/ai-evals.md'), index));
+  // And --update after each edit, on a copy of the goldens.
+  const golden = path.join(scratch, 'src-golden');
+  cpSync(path.join(root, 'golden'), golden, { recursive: true });
+  gsdBuild(['check', '--update', '--source', corpus, '--golden', golden, '--cache', cache]);
+  results.checkUpdate = series('gsd-build check --update, source/: one edit', () => gsdBuild(['check', '--update', '--source', corpus, '--golden', golden, '--cache', cache]), (index) => edit(path.join(corpus, 'gsd-core/references/questioning.md'), index));
+  trash(golden);
   trash(corpus);
 }
 
@@ -294,6 +301,7 @@ ratio('gsd-build source/ cold / node -e 0', results.sourceCold, results.node);
 ratio('gsd-build source/ cold / no change', results.sourceCold, results.sourceWarm);
 ratio('gsd-build check --no-cache / check after one edit', results.checkFresh, results.checkOne);
 ratio('gsd-build check --no-cache / check, an edit of another file', results.checkFresh, results.checkSecond);
+ratio('gsd-build check --no-cache / check --update after one edit', results.checkFresh, results.checkUpdate);
 if (results.sourceCold !== undefined) console.log(`  ${'gsd-build source/ cold (goal under 1 s)'.padEnd(52)} ${(results.sourceCold / 1000).toFixed(2)} s`);
 const scales = values.scales.split(',').map(Number);
 for (const scale of scales.slice(1)) {

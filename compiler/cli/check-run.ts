@@ -3,10 +3,13 @@
 // or --update them.
 import path from 'node:path';
 import { allBundles, bundleKey, emitBundles } from '../pipeline.ts';
-import { writeTrees } from '../write/write-tree.ts';
-import { compareWithGolden, formatGoldenFinding, goldenPaths, goldenTrees } from '../golden/compare-golden.ts';
-import { byteLengthOf, fileMode, type VirtualTree } from '../emit/virtual-tree.ts';
-import { digestOf } from '../emit/bundle-manifest.ts';
+import { compareEntries, formatGoldenFinding, goldenEntries, type GoldenFinding } from '../golden/compare-golden.ts';
+import { byteLengthOf, fileMode, type TreeFile } from '../emit/virtual-tree.ts';
+import { bytesOf, digestOf } from '../emit/bundle-manifest.ts';
+import { removeEmptyFolders, replaceFile } from '../write/output-state.ts';
+import { compareText } from '../diagnostics.ts';
+import { lstatSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import type { BundleRecord } from '../write/write-tree.ts';
 import type { Io } from './args.ts';
 import { readOutputState, unitSource, writeOutputState, type StoredState } from '../incremental.ts';
@@ -21,8 +24,8 @@ export interface CheckContext {
   cacheDir: string | null;
   /** The source tree, read for the key (with a cache). */
   files: SourceFile[] | undefined;
-  /** The goldens' paths and digests (null with --update, which reads none). */
-  goldens: IndexedGoldens | null;
+  /** The goldens' paths, sizes, modes and digests. */
+  goldens: IndexedGoldens;
   /** Where a pass is recorded, under its key; null when this check's inputs are not all keyed. */
   passSlot: { name: string; key: string } | null;
 }
@@ -44,29 +47,33 @@ export async function checkAgainstGoldens(
   if (!compiled) return 1;
   const selections = allBundles(compiled.targets);
   // Each bundle is emitted again from the units the last check emitted (kept by the digests of their inputs): only the
-  // units of changed documents are rendered, the others keep that emission's digests. --update writes every file: all rendered.
-  const previous = cacheDir && !values.update ? readOutputState(cacheDir, goldenRoot, 'check') : null;
+  // units of changed documents are rendered, the others keep that emission's digests.
+  const previous = cacheDir ? readOutputState(cacheDir, goldenRoot, 'check') : null;
   const differed = cacheDir && previous ? readCacheEntry(cacheDir, differedName(goldenRoot), DIFFERED_FORMAT, decodeDiffered) : null;
   const emitted = emitBundles(compiled, selections, undefined, cacheDir ? unitSource(previous, recordsLess(previous?.records.all() ?? {}, differed ?? [])) : undefined);
   const { bundles, diagnostics } = emitted;
   if (!reportEmitted(diagnostics, recording, goldenRoot)) return 1;
   if (cacheDir) storeEmission(cacheDir, goldenRoot, previous, emitted);
+  const golden = goldens.files;
+  let entries = goldenEntries(bundles);
+  let findings = compareEntries(entries, golden);
+  // A file that differs, or with --update one to write, has no text when it was taken back from the last emission: its
+  // bundle is emitted again whole, and compared again.
+  const untold = new Set(findings.filter((finding) => finding.kind !== 'orphaned' && entries.get(finding.path)!.reused && (values.update || finding.kind === 'differs')).map((finding) => finding.path.split('/').slice(0, 2).join('/')));
+  if (untold.size > 0) {
+    for (const [key, tree] of emitBundles(compiled, selections.filter((selection) => untold.has(bundleKey(selection)))).bundles) bundles.set(key, tree);
+    entries = goldenEntries(bundles);
+    findings = compareEntries(entries, golden);
+  }
+  goldens.save();
+  const differs = findings.filter((finding) => finding.kind === 'differs').map((finding) => finding.path);
+  const settled = values.update ? [] : differs;
+  if (cacheDir && (differed === null || differed.join('\n') !== settled.join('\n'))) writeCacheEntry(cacheDir, differedName(goldenRoot), DIFFERED_FORMAT, settled);
   if (values.update) {
-    await replaceGolden(goldenRoot, bundles);
-    io.out(`updated ${goldenRoot}/ with ${bundles.size} bundle(s); review the diff before committing`);
+    const { written, removed } = await updateGolden(goldenRoot, entries, findings, goldens);
+    io.out(`updated ${goldenRoot}/ (${written} file(s) written, ${removed} removed) to match ${bundles.size} bundle(s); review the diff before committing`);
     return 0;
   }
-  const golden = goldens!.files;
-  let findings = compareWithGolden(bundles, golden);
-  // A file that differs but was not rendered has no text for its diff: its bundle is rendered whole, and compared again.
-  const unrendered = new Set(findings.filter((finding) => finding.kind === 'differs' && finding.diff === undefined).map((finding) => finding.path.split('/').slice(0, 2).join('/')));
-  if (unrendered.size > 0) {
-    for (const [key, tree] of emitBundles(compiled, selections.filter((selection) => unrendered.has(bundleKey(selection)))).bundles) bundles.set(key, tree);
-    findings = compareWithGolden(bundles, golden);
-  }
-  goldens!.save();
-  const differs = findings.filter((finding) => finding.kind === 'differs').map((finding) => finding.path);
-  if (cacheDir && (differed === null || differed.join('\n') !== differs.join('\n'))) writeCacheEntry(cacheDir, differedName(goldenRoot), DIFFERED_FORMAT, differs);
   findings.forEach((finding) => io.err(formatGoldenFinding(finding)));
   if (findings.length > 0) {
     io.err(`${findings.length} golden file(s) out of date; run 'gsd-build check --update' and review the diff.`);
@@ -138,15 +145,25 @@ function recordChanges(before: BundleRecord, after: BundleRecord): Record<string
   return changes;
 }
 
-/** The goldens are exactly the bundles: a bundle folder per target and scope, nothing else. */
-export async function replaceGolden(goldenRoot: string, bundles: ReadonlyMap<string, VirtualTree>): Promise<void> {
-  const { rm } = await import('node:fs/promises');
-  const keep = new Set(bundles.keys());
-  const { files, strays } = goldenPaths(goldenRoot);
-  // An entry that is not a file goes as a stray file does (inside a bundle kept, its folder is replaced whole).
-  for (const file of [...files, ...strays.map((stray) => stray.file)]) {
-    const key = file.split('/').slice(0, 2).join('/');
-    if (!keep.has(key)) await rm(path.join(goldenRoot, file), { force: true });
+/**
+ * Makes the goldens exactly the bundles (a bundle folder per target and
+ * scope, nothing else), touching only what differs: each entry that is not a
+ * file or a link to one and each orphaned file is removed (and the folders it
+ * leaves empty), then each file that differs, is missing, has the other mode
+ * or is a link is written (renamed into place, never written through a link).
+ */
+async function updateGolden(goldenRoot: string, entries: ReadonlyMap<string, TreeFile>, findings: readonly GoldenFinding[], goldens: IndexedGoldens): Promise<{ written: number; removed: number }> {
+  const removed = [...goldens.strays.map((stray) => stray.file), ...findings.filter((finding) => finding.kind === 'orphaned').map((finding) => finding.path)];
+  for (const file of removed) await rm(path.join(goldenRoot, file), { force: true });
+  await removeEmptyFolders(goldenRoot, removed);
+  const written = new Set(findings.filter((finding) => finding.kind !== 'orphaned').map((finding) => finding.path));
+  for (const link of goldens.links) if (entries.has(link)) written.add(link);
+  for (const file of [...written].sort(compareText)) {
+    const target = path.join(goldenRoot, file);
+    // A folder where the file goes holds no golden file (each was orphaned, and removed above): it goes whole.
+    if (lstatSync(target, { throwIfNoEntry: false })?.isDirectory()) rmSync(target, { recursive: true, force: true });
+    const entry = entries.get(file)!;
+    replaceFile(target, bytesOf(entry), fileMode(entry));
   }
-  await writeTrees(goldenRoot, goldenTrees(bundles));
+  return { written: written.size, removed: removed.length };
 }

@@ -31,13 +31,14 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
   const files = cacheDir ? await readSourceTree(sourceOf(values)) : undefined;
   // The goldens' stamps, read first: a check with the same inputs as the last one that passed, against goldens not
   // touched since, passes again. Their digests come from the cache where a file's stamp is the one indexed.
-  const goldens = values.update ? null : indexedGoldens(goldenRoot, cacheDir);
-  if (goldens && goldens.strays.length > 0) {
+  const goldens = indexedGoldens(goldenRoot, cacheDir);
+  // --update removes them (check-run.ts updateGolden).
+  if (!values.update && goldens.strays.length > 0) {
     goldens.strays.forEach((d) => io.err(formatDiagnostic(d, goldenRoot)));
     io.err(`${goldens.strays.length} error(s) in ${goldenRoot}/; nothing was checked ('gsd-build check --update' removes them).`);
     return 1;
   }
-  const stamp = cacheDir && goldens && (await inputsKeyed(values)) ? goldens.stamp : null;
+  const stamp = cacheDir && !values.update && (await inputsKeyed(values)) ? goldens.stamp : null;
   const passKey = stamp === null ? null : `${await buildInputKey(files!, values.targets ?? DEFAULT_TARGETS_DIR, { verb: 'check', layout: values.layout ?? null })} ${stamp}`;
   const passed = passKey === null ? null : readCacheEntry(cacheDir!, passName(goldenRoot), passKey, checkPass);
   if (passed) {

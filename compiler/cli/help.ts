@@ -37,8 +37,10 @@ output stays in place. Options as for a build (--source, --out, --targets,
   check: `Usage: gsd-build check [--update] [--source <dir>] [--golden <dir>] [--cache <dir> | --no-cache]
 
 Builds every bundle and compares it with the goldens (default ./golden),
-printing a unified diff for each differing file. Exits 1 on any difference and on
-any missing or orphaned golden file. --update rewrites the goldens instead.
+printing a unified diff for each differing file. Exits 1 on any difference, on
+a file whose mode differs (executable or not), and on any missing or orphaned
+golden file. --update makes the goldens match instead: it writes only the files
+that differ and removes the ones the build no longer makes.
 With the build cache (--cache, as for a build), a check after an edit parses,
 renders and compares again only what the edit changed, and a check with the same
 inputs as the last one that passed, against goldens untouched since, passes

@@ -15,11 +15,14 @@ let diffPackage: typeof DiffModule | undefined;
 const diffModule = () => (diffPackage ??= createRequire(import.meta.url)('diff') as typeof DiffModule);
 
 export interface GoldenFinding {
-  kind: 'differs' | 'missing' | 'orphaned';
+  /** `mode`: the same bytes, but the build makes the file executable and the golden is not, or the other way round. */
+  kind: 'differs' | 'missing' | 'orphaned' | 'mode';
   /** Path relative to the golden root, e.g. `claude/global/.claude/agents/gsd-planner.md`. */
   path: string;
   /** Unified diff (golden → built) for `differs`, when the built file was rendered (not reused from an earlier emission). */
   diff?: string;
+  /** For `mode`: whether the built file is executable. */
+  executable?: boolean;
 }
 
 /**
@@ -66,6 +69,8 @@ export interface GoldenFiles {
   readonly paths: readonly string[];
   has(file: string): boolean;
   size(file: string): number;
+  /** Whether the golden file is executable (its owner's execute bit); without it, modes are not compared. */
+  executable?(file: string): boolean;
   digest(file: string): string;
   bytes(file: string): Uint8Array;
 }
@@ -108,18 +113,30 @@ export function goldenTrees(bundles: ReadonlyMap<string, VirtualTree>): Map<stri
  * every file, a file reused from an earlier emission included).
  */
 export function compareWithGolden(bundles: ReadonlyMap<string, VirtualTree>, goldenFiles: ReadonlyMap<string, Uint8Array> | GoldenFiles): GoldenFinding[] {
-  const golden = 'paths' in goldenFiles ? goldenFiles : goldenFilesOf(goldenFiles);
-  const findings: GoldenFinding[] = [];
+  return compareEntries(goldenEntries(bundles), 'paths' in goldenFiles ? goldenFiles : goldenFilesOf(goldenFiles));
+}
+
+/** Every file of the bundles' golden form (goldenTrees) by its path under the golden root. */
+export function goldenEntries(bundles: ReadonlyMap<string, VirtualTree>): Map<string, TreeFile> {
   const built = new Map<string, TreeFile>();
   for (const [key, tree] of goldenTrees(bundles)) {
     for (const [file, entry] of tree) built.set(`${key}/${file}`, entry);
   }
+  return built;
+}
+
+/** compareWithGolden of the bundles' golden entries (goldenEntries). */
+export function compareEntries(built: ReadonlyMap<string, TreeFile>, golden: GoldenFiles): GoldenFinding[] {
+  const findings: GoldenFinding[] = [];
   for (const [file, entry] of built) {
     if (!golden.has(file)) {
       findings.push({ kind: 'missing', path: file });
       continue;
     }
-    if (byteLengthOf(entry) === golden.size(file) && digestOf(entry) === golden.digest(file)) continue;
+    if (byteLengthOf(entry) === golden.size(file) && digestOf(entry) === golden.digest(file)) {
+      if (golden.executable !== undefined && golden.executable(file) !== (entry.executable === true)) findings.push({ kind: 'mode', path: file, executable: entry.executable === true });
+      continue;
+    }
     // A file not rendered has no text to show: the finding has no diff until it is (check.ts emits its bundle again).
     findings.push(entry.reused ? { kind: 'differs', path: file } : { kind: 'differs', path: file, diff: diffModule().createTwoFilesPatch(`golden/${file}`, `built/${file}`, decode(golden.bytes(file)), decode(bytesOf(entry)), '', '', { context: 3 }) });
   }
@@ -141,5 +158,9 @@ export function formatGoldenFinding(finding: GoldenFinding): string {
       return `golden/${finding.path}: orphaned golden file (the build no longer makes it)`;
     case 'differs':
       return finding.diff?.trimEnd() ?? `golden/${finding.path}: differs from the built file`;
+    case 'mode':
+      return finding.executable
+        ? `golden/${finding.path}: not executable, but the build makes it executable (git keeps the mode)`
+        : `golden/${finding.path}: executable, but the build makes it a plain file (git keeps the mode)`;
   }
 }

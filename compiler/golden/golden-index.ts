@@ -10,6 +10,9 @@ import { SETTLED_MS } from '../util/settled.ts';
 import type { Diagnostic } from '../diagnostics.ts';
 import { goldenPaths, type GoldenFiles } from './compare-golden.ts';
 
+/** The owner's execute bit: what git keeps of a file's mode (100755 or 100644), whatever the umask of a checkout. */
+const EXECUTABLE = 0o100;
+
 /** The cache entry's key: the index depends on the files alone, not on the compiler. */
 const INDEX_FORMAT = 'golden-index/1';
 /** path → [stamp, sha256] */
@@ -29,6 +32,8 @@ export interface IndexedGoldens {
   files: GoldenFiles;
   /** The entries that are neither file, link to a file, nor folder (goldenPaths): reported, never read. */
   strays: Diagnostic[];
+  /** The files that are links to a file (read through; --update makes each a file of its own). */
+  links: ReadonlySet<string>;
   /**
    * Every path with its stamp, hashed: the goldens as they stand. Null while
    * any file changed in the last SETTLED_MS (a second change within the file
@@ -45,16 +50,17 @@ export function indexedGoldens(goldenRoot: string, cacheDir: string | null, now 
   const { files: paths, links, strays } = goldenPaths(goldenRoot);
   const known: Index = (cacheDir ? readCacheEntry(cacheDir, indexName(goldenRoot), INDEX_FORMAT, decodeIndex) : null) ?? new Map();
   const settledBefore = BigInt(now - SETTLED_MS) * 1_000_000n;
-  const stats = new Map<string, { stamp: string | null; size: number }>();
+  const stats = new Map<string, { stamp: string | null; size: number; executable: boolean }>();
   for (const file of paths) {
     const full = path.join(goldenRoot, file);
     if (links.has(file)) {
-      stats.set(file, { stamp: null, size: statSync(full).size });
+      const target = statSync(full);
+      stats.set(file, { stamp: null, size: target.size, executable: (target.mode & EXECUTABLE) !== 0 });
       continue;
     }
     const stat = lstatSync(full, { bigint: true });
     const settled = stat.mtimeNs < settledBefore && stat.ctimeNs < settledBefore;
-    stats.set(file, { stamp: settled ? `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}` : null, size: Number(stat.size) });
+    stats.set(file, { stamp: settled ? `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}` : null, size: Number(stat.size), executable: (Number(stat.mode) & EXECUTABLE) !== 0 });
   }
   const next: Index = new Map();
   let changed = false;
@@ -69,6 +75,7 @@ export function indexedGoldens(goldenRoot: string, cacheDir: string | null, now 
     paths,
     has: (file) => stats.has(file),
     size: (file) => stats.get(file)!.size,
+    executable: (file) => stats.get(file)!.executable,
     digest: (file) => {
       const { stamp } = stats.get(file)!;
       const kept = known.get(file);
@@ -89,6 +96,7 @@ export function indexedGoldens(goldenRoot: string, cacheDir: string | null, now 
   return {
     files,
     strays,
+    links,
     stamp: trusted ? hashParts(paths.flatMap((file) => [file, stats.get(file)!.stamp!])) : null,
     save: () => {
       if (cacheDir && (changed || next.size !== known.size)) writeCacheEntry(cacheDir, indexName(goldenRoot), INDEX_FORMAT, next);

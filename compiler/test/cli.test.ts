@@ -1,6 +1,6 @@
 // The CLI as users run it: verbs, help, exit codes, fail-closed writes,
 // determinism across machines' settings, and the golden check.
-import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync, unlinkSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync, unlinkSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { cpSync } from 'node:fs';
@@ -228,6 +228,49 @@ cli('should fail the golden check on a missing or an orphaned golden file', () =
   assert.is(runCli(['check', '--golden', golden]).status, 0);
   assert.not.ok(existsSync(path.join(golden, 'codex/local/.codex/stray.md')));
   rmSync(golden, { recursive: true, force: true });
+});
+
+cli('should update the goldens in place, writing and removing only what differs from a fresh update', () => {
+  const source = copySource();
+  const golden = temporaryDir('golden-update');
+  const cache = temporaryDir('golden-update-cache');
+  cpSync(path.join(REPO_ROOT, 'golden'), golden, { recursive: true });
+  const at = (file: string) => path.join(golden, file);
+  const reference = path.join(source, 'gsd-core/references/questioning.md');
+  writeFileSync(reference, `${readFileSync(reference, 'utf8')}\nOne more line.\n`);
+  chmodSync(at('claude/global/.claude/agents/gsd-planner.md'), 0o755);
+  unlinkSync(at('codex/global/.codex/gsd-core/references/ai-evals.md'));
+  mkdirSync(at('codex/local/.codex/extra'));
+  writeFileSync(at('codex/local/.codex/extra/stray.md'), 'left behind\n');
+  // A link to a file of the same bytes (read through: no finding), and a folder where a file goes.
+  const outside = path.join(temporaryDir('golden-link'), 'planner.md');
+  cpSync(at('claude/local/.claude/agents/gsd-planner.md'), outside);
+  unlinkSync(at('claude/local/.claude/agents/gsd-planner.md'));
+  symlinkSync(outside, at('claude/local/.claude/agents/gsd-planner.md'));
+  unlinkSync(at('claude/local/.claude/agents/gsd-ai-researcher.md'));
+  mkdirSync(at('claude/local/.claude/agents/gsd-ai-researcher.md/empty'), { recursive: true });
+  const check = (...more: string[]) => runCli(['check', '--source', source, '--golden', golden, '--cache', cache, ...more]);
+  const before = check();
+  assert.is(before.status, 1);
+  assert.ok(before.stderr.includes('golden/claude/global/.claude/agents/gsd-planner.md: executable, but the build makes it a plain file (git keeps the mode)'), before.stderr.slice(-2000));
+  const outOfDate = Number(/(\d+) golden file\(s\) out of date/.exec(before.stderr)![1]);
+  // A FIFO stops a check; an update removes it.
+  execFileSync('mkfifo', [at('codex/local/.codex/pipe')]);
+  const untouched = statSync(at('claude/global/.claude/agents/gsd-advisor-researcher.md'));
+  const update = check('--update');
+  assert.is(update.status, 0, update.stderr);
+  // Every finding but the orphan is written, and the link becomes a file of its own; the orphan and the FIFO go.
+  assert.match(update.stdout, new RegExp(`\\(${outOfDate} file\\(s\\) written, 2 removed\\)`));
+  const after = statSync(at('claude/global/.claude/agents/gsd-advisor-researcher.md'));
+  assert.equal([after.ino, after.mtimeMs], [untouched.ino, untouched.mtimeMs], 'a file that matched is not written');
+  assert.not.ok(existsSync(at('codex/local/.codex/extra')) || lstatExists(at('codex/local/.codex/pipe')), 'the orphan, its folder and the FIFO are gone');
+  assert.not.ok(lstatSync(at('claude/local/.claude/agents/gsd-planner.md')).isSymbolicLink());
+  const fresh = temporaryDir('golden-fresh');
+  assert.is(runCli(['check', '--update', '--no-cache', '--source', source, '--golden', fresh]).status, 0);
+  const files = (dir: string) => [...snapshotTree(dir)].filter(([file]) => !file.endsWith('/'));
+  assert.equal(files(golden), files(fresh), 'the same files, bytes and modes as an update into an empty folder');
+  assert.is(check().status, 0);
+  for (const dir of [golden, cache, fresh, path.dirname(outside), path.dirname(source)]) rmSync(dir, { recursive: true, force: true });
 });
 
 cli('should print the IR as a table and as JSON', () => {

@@ -285,6 +285,39 @@ function releaseReplaced(fd: number | null): void {
   if (fd !== null) close(fd, () => {});
 }
 
+/**
+ * Writes `contents` to a temporary beside `target` and renames it over
+ * `target` (so a link to the old file keeps the old bytes, and a reader sees
+ * the old file or the new one, never part of one), with `mode` whatever the
+ * umask. Its folders are made. Returns the new file's stats.
+ */
+export function replaceFile(target: string, contents: string | Uint8Array, mode: number): Stats {
+  makeDirectorySync(path.dirname(target));
+  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.tmp-${process.pid}`);
+  let stats: Stats;
+  try {
+    const fd = createTemporary(temporary, mode);
+    try {
+      writeFileSync(fd, contents);
+      if ((mode & UMASK) !== 0) fchmodSync(fd, mode);
+      // The temporary's stats are the file's: a rename changes neither its size, its mode nor its mtime.
+      stats = fstatSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    const replaced = holdReplaced(target);
+    try {
+      renameSync(temporary, target);
+    } finally {
+      releaseReplaced(replaced);
+    }
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+  return stats;
+}
+
 export interface WrittenBundles {
   /** Each bundle's record, whole. */
   records: Record<string, BundleRecord>;
@@ -360,31 +393,7 @@ async function updateBundles(
     for (const file of changed) {
       const entry = tree.get(file)!;
       if (entry.reused) throw new Error(`internal: reused file ${key}/${file} differs from its record`);
-      const target = path.join(root, file);
-      makeDirectorySync(path.dirname(target));
-      const temporary = path.join(path.dirname(target), `.${path.basename(target)}.tmp-${process.pid}`);
-      const mode = fileMode(entry);
-      let stats: Stats;
-      try {
-        const fd = createTemporary(temporary, mode);
-        try {
-          writeFileSync(fd, entry.contents);
-          if ((mode & UMASK) !== 0) fchmodSync(fd, mode);
-          // The temporary's stats are the file's: a rename changes neither its size, its mode nor its mtime.
-          stats = fstatSync(fd);
-        } finally {
-          closeSync(fd);
-        }
-        const replaced = holdReplaced(target);
-        try {
-          renameSync(temporary, target);
-        } finally {
-          releaseReplaced(replaced);
-        }
-      } catch (error) {
-        rmSync(temporary, { force: true });
-        throw error;
-      }
+      const stats = replaceFile(path.join(root, file), entry.contents, fileMode(entry));
       next[file] = [digestOf(entry), stats.size, stats.mode & 0o777, stats.mtimeMs];
     }
     written += changed.length;
@@ -402,8 +411,8 @@ async function updateBundles(
   return { records, changes, written };
 }
 
-/** Removes the folders of removed files that are now empty, deepest first, up to the bundle root. */
-async function removeEmptyFolders(root: string, removed: readonly string[]): Promise<void> {
+/** Removes the folders of removed files that are now empty, deepest first, up to `root` (kept). */
+export async function removeEmptyFolders(root: string, removed: readonly string[]): Promise<void> {
   const folders = new Set<string>();
   for (const file of removed) for (let dir = path.posix.dirname(file); dir !== '.'; dir = path.posix.dirname(dir)) folders.add(dir);
   for (const folder of [...folders].sort((a, b) => b.length - a.length)) {

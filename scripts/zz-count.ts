@@ -1,0 +1,13 @@
+import fg from 'fast-glob';
+import { readFileSync } from 'node:fs';
+const { loadParsers, parseNow } = await import('../source/hooks/lib/secret/parsers.ts');
+const { cliCalls } = await import('../compiler/load/cli-calls.ts');
+await loadParsers(['bash']);
+const snips: string[] = [];
+(globalThis as any).__snips = snips;
+const files = fg.sync('**/*.md', { cwd: '/work/main/node_modules/@opengsd/gsd-core', absolute: true }).map((f) => readFileSync(f, 'utf8'));
+for (const f of files) cliCalls(f);
+const rows = snips.map((s) => { const t = performance.now(); const tree = parseNow('bash', s)!; const ms = performance.now() - t; const err = tree.rootNode.hasError; tree.delete(); return { ms, len: s.length, err }; });
+rows.sort((a, b) => b.ms - a.ms);
+console.log('total', rows.reduce((a, r) => a + r.ms, 0).toFixed(0), 'ms', rows.length, 'errors', rows.filter((r) => r.err).length, 'err ms', rows.filter((r) => r.err).reduce((a, r) => a + r.ms, 0).toFixed(0));
+for (const r of rows.slice(0, 12)) console.log(r.ms.toFixed(1), r.len, r.err, (r.ms * 1000 / r.len).toFixed(2), 'us/char');
