@@ -360,7 +360,7 @@ export function trustedRecords(state: StoredState | null, onDisk: ReadonlySet<st
  * are parsed when first asked for; units that do not read as the shape
  * emit stores are dropped whole (that bundle renders everything).
  */
-export function unitSource(state: StoredState | null, trusted: Readonly<Record<string, BundleRecord>>, emissions?: EmissionMemo): UnitSource {
+export function unitSource(state: StoredState | null, trusted: Readonly<Record<string, BundleRecord>>, emissions?: EmissionMemo, heldBack?: ReadonlyMap<string, ReadonlySet<string>>): UnitSource {
   return {
     ...(emissions
       ? {
@@ -375,7 +375,8 @@ export function unitSource(state: StoredState | null, trusted: Readonly<Record<s
       const stored = record ? currentUnits(state, bundle) : undefined;
       if (!record || stored === undefined) return undefined;
       const units = typeof stored === 'string' ? parseUnits(stored) : stored;
-      return units ? { units, record } : undefined;
+      const held = heldBack?.get(bundle);
+      return units ? { units, record, ...(held ? { heldBack: held } : {}) } : undefined;
     },
   };
 }

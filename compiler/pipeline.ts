@@ -243,7 +243,8 @@ export function profileIr(compiled: Compiled, names: readonly string[] = [FULL_P
  * units, each with its files' facts, and the bundle's record of those files.
  */
 export interface UnitSource {
-  previous(bundle: string): { units: StoredUnits; record: BundleRecord } | undefined;
+  /** `heldBack`: files whose units are rendered again although the record holds them (a check shows their diffs). */
+  previous(bundle: string): { units: StoredUnits; record: BundleRecord; heldBack?: ReadonlySet<string> } | undefined;
   /**
    * This process's last emission of the bundle, while the bundle's trusted
    * record is the one that emission was written with (a resident build: watch).
@@ -443,16 +444,17 @@ export function emitBundles(
 
 /**
  * One bundle's reuse: a unit is taken back only when its every file is in the
- * bundle's record; its digest and size are the record's. The stored units are
+ * bundle's record and none is held back; its digest and size are the record's. The stored units are
  * never changed, so a unit taken back is stored again as it was (taken).
  */
-function bundleReuse(salt: string, previous: { units: StoredUnits; record: BundleRecord } | undefined): UnitReuse & { taken: Map<string, ReusedFile[]>; previous: StoredUnits['units'] | null } {
+function bundleReuse(salt: string, previous: ReturnType<UnitSource['previous']>): UnitReuse & { taken: Map<string, ReusedFile[]>; previous: StoredUnits['units'] | null } {
   const same = previous?.units.salt === salt;
   const units = same ? previous.units.units : new Map<string, ReusedFile[]>();
   // Made when first read: a delta (emitBundle) reads none of it.
   let recordFiles: ReadonlyMap<string, BundleRecord[string]> | undefined;
   const recordOf = () => (recordFiles ??= previous ? recordMap(previous.record) : new Map<string, BundleRecord[string]>());
   const taken = new Map<string, ReusedFile[]>();
+  const heldBack = previous?.heldBack;
   return {
     made: new Map(),
     taken,
@@ -460,7 +462,7 @@ function bundleReuse(salt: string, previous: { units: StoredUnits; record: Bundl
     lookup: (key) => {
       const files = units.get(key);
       const record = recordOf();
-      if (!files || !files.every((file) => record.has(file.path))) return undefined;
+      if (!files || !files.every((file) => record.has(file.path) && heldBack?.has(file.path) !== true)) return undefined;
       taken.set(key, files);
       return files;
     },

@@ -49,8 +49,9 @@ export async function checkAgainstGoldens(
   // Each bundle is emitted again from the units the last check emitted (kept by the digests of their inputs): only the
   // units of changed documents are rendered, the others keep that emission's digests.
   const previous = cacheDir ? readOutputState(cacheDir, goldenRoot, 'check') : null;
+  // The files that differed last time are held back: their units are rendered, for the diffs (or the update's writes).
   const differed = cacheDir && previous ? readCacheEntry(cacheDir, differedName(goldenRoot), DIFFERED_FORMAT, decodeDiffered) : null;
-  const emitted = emitBundles(compiled, selections, undefined, cacheDir ? unitSource(previous, recordsLess(previous?.records.all() ?? {}, differed ?? [])) : undefined);
+  const emitted = emitBundles(compiled, selections, undefined, cacheDir ? unitSource(previous, previous?.records.all() ?? {}, undefined, filesByBundle(differed ?? [])) : undefined);
   const { bundles, diagnostics } = emitted;
   if (!reportEmitted(diagnostics, recording, goldenRoot)) return 1;
   if (cacheDir) storeEmission(cacheDir, goldenRoot, previous, emitted);
@@ -96,22 +97,18 @@ const differedName = (goldenRoot: string) => `check-differed-${hashParts([path.r
 const DIFFERED_FORMAT = 'check-differed/1';
 const decodeDiffered = (stored: unknown): string[] | null => (Array.isArray(stored) && stored.every((entry) => typeof entry === 'string') ? stored : null);
 
-/** `records` without the files named (`<target>/<scope>/<file>`): a record that loses none is kept as it is. */
-export function recordsLess(records: Readonly<Record<string, BundleRecord>>, paths: readonly string[]): Readonly<Record<string, BundleRecord>> {
-  if (paths.length === 0) return records;
-  const kept = { ...records };
+/** Paths under the golden root (`<target>/<scope>/<file>`) as each bundle's files. */
+export function filesByBundle(paths: readonly string[]): Map<string, Set<string>> {
+  const files = new Map<string, Set<string>>();
   for (const name of paths) {
     const at = name.indexOf('/', name.indexOf('/') + 1);
+    if (at === -1) continue;
     const key = name.slice(0, at);
-    const file = name.slice(at + 1);
-    const record = kept[key];
-    if (at === -1 || record === undefined || !Object.hasOwn(record, file)) continue;
-    // Copied at the first file it loses (the records read are not changed).
-    const copy = record === records[key] ? { ...record } : record;
-    delete copy[file];
-    kept[key] = copy;
+    let set = files.get(key);
+    if (!set) files.set(key, (set = new Set()));
+    set.add(name.slice(at + 1));
   }
-  return kept;
+  return files;
 }
 
 /**

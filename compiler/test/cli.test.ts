@@ -8,8 +8,7 @@ import { REPO_ROOT } from '../pipeline.ts';
 import { escapeRegExp } from '../util/text.ts';
 import { suite, assert } from './harness.ts';
 import { copySource, FIXTURES, runCli, snapshotTree, temporaryDir } from './fixture-support.ts';
-import { recordsLess } from '../cli/check-run.ts';
-import type { BundleRecord } from '../write/write-tree.ts';
+import { filesByBundle } from '../cli/check-run.ts';
 
 const cli = suite('cli');
 
@@ -118,7 +117,7 @@ cli('should fail the golden check with a unified diff when one source byte chang
   const result = runCli(['check', '--source', changed, '--cache', cache]);
   assert.is(result.stderr, fresh.stderr, 'the same findings with the cache and without');
   // A second file edited while the first still differs: the first's units, taken back, would have no text for its diff
-  // (recordsLess has them rendered again). The same findings as a check without the cache, both diffs shown.
+  // (they are held back: rendered again). The same findings as a check without the cache, both diffs shown.
   const second = path.join(changed, 'gsd-core/references/ai-evals.md');
   const secondText = readFileSync(second, 'utf8');
   writeFileSync(second, secondText.replace('e', 'E'));
@@ -147,15 +146,9 @@ cli('should fail the golden check with a unified diff when one source byte chang
   assert.match(result.stderr, /\d+ golden file\(s\) out of date/);
 });
 
-cli('should take back from the last check every file but those that differed from their goldens (recordsLess)', () => {
-  const record = (...files: string[]): BundleRecord => Object.fromEntries(files.map((file) => [file, ['0'.repeat(64), 1, 0o644, 0]]));
-  const records = { 'a/global': record('x.md', 'd/y.md', 'z.md'), 'b/local': record('x.md') };
-  const kept = recordsLess(records, ['a/global/d/y.md', 'a/global/z.md', 'a/global/gone.md', 'c/local/x.md', 'a/global/toString', 'nobundle']);
-  // A unit with a file dropped is rendered again; names no record holds change nothing.
-  assert.equal(Object.keys(kept['a/global']!), ['x.md']);
-  assert.ok(kept['b/local'] === records['b/local'], 'a record that loses nothing is kept as it is');
-  assert.equal(Object.keys(records['a/global']), ['x.md', 'd/y.md', 'z.md'], 'the records read are not changed');
-  assert.ok(recordsLess(records, []) === records);
+cli('should hold back each bundle\'s files that differed from their goldens (filesByBundle)', () => {
+  const held = filesByBundle(['a/global/d/y.md', 'a/global/z.md', 'b/local/x.md', 'nobundle', 'a/only']);
+  assert.equal([...held].map(([key, files]) => [key, [...files]]), [['a/global', ['d/y.md', 'z.md']], ['b/local', ['x.md']]]);
 });
 
 cli('should pass a check again from its record only while its inputs and the goldens stand as they were', () => {

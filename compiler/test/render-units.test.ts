@@ -94,6 +94,25 @@ units('should not reuse a unit whose file is missing from the bundle record', as
   assert.equal(manifests(second), manifests(emitBundles(built, selections)));
 });
 
+units('should render again a unit holding a file held back, though its record is whole', async () => {
+  const box = miniSandbox();
+  const built = await compiled(box);
+  const selections = allBundles(built.targets);
+  const first = emitBundles(built, selections, undefined, none);
+  const [bundle, tree] = [...first.bundles][0]!;
+  const held = [...tree.keys()].find((file) => file.endsWith('notes.md'))!;
+  const source = (heldBack?: Set<string>): UnitSource => ({
+    previous: (key) => (key === bundle ? { units: parseUnits(unitsText(first.units.get(key)!))!, record: recordOf(tree), ...(heldBack ? { heldBack } : {}) } : undefined),
+  });
+  const whole = emitBundles(built, selections, undefined, source());
+  assert.ok(whole.bundles.get(bundle)!.get(held)!.reused, 'without holding back, the file is taken back');
+  const second = emitBundles(built, selections, undefined, source(new Set([held])));
+  const rendered = second.bundles.get(bundle)!;
+  assert.ok(!rendered.get(held)!.reused && rendered.get(held)!.contents === tree.get(held)!.contents, 'the file held back is rendered, as before');
+  assert.is([...rendered.values()].filter((file) => file.reused).length, [...whole.bundles.get(bundle)!.values()].filter((file) => file.reused).length - 1, 'its unit alone');
+  assert.equal(manifests(second), manifests(emitBundles(built, selections)));
+});
+
 units('should read stored units back as made, and refuse text of any other shape', async () => {
   const box = miniSandbox();
   const built = await compiled(box);
