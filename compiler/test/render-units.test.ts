@@ -78,16 +78,24 @@ units('should give back the trees, manifests and findings of rendering, and rend
   assert.is(reusedCount(emitBundles(after, selections, undefined, sourceFrom(first))), 0);
 });
 
-units('should not reuse a unit whose file is missing from the bundle record', async () => {
-  const box = miniSandbox();
-  const built = await compiled(box);
+/** A first emission of the mini corpus, and a source of its first bundle's units with `record` (its own by default) and `heldBack`. */
+async function firstBundle() {
+  const built = await compiled(miniSandbox());
   const selections = allBundles(built.targets);
   const first = emitBundles(built, selections, undefined, none);
   const [bundle, tree] = [...first.bundles][0]!;
+  const source = (record: BundleRecord = recordOf(tree), heldBack?: Set<string>): UnitSource => ({
+    previous: (key) => (key === bundle ? { units: parseUnits(unitsText(first.units.get(key)!))!, record, ...(heldBack ? { heldBack } : {}) } : undefined),
+  });
+  return { built, selections, bundle, tree, source };
+}
+
+units('should not reuse a unit whose file is missing from the bundle record', async () => {
+  const { built, selections, bundle, tree, source } = await firstBundle();
   const record = recordOf(tree);
   const dropped = Object.keys(record).find((file) => file.endsWith('notes.md'))!;
   delete record[dropped];
-  const second = emitBundles(built, selections, undefined, { previous: (key) => (key === bundle ? { units: parseUnits(unitsText(first.units.get(key)!))!, record } : undefined) });
+  const second = emitBundles(built, selections, undefined, source(record));
   const reused = [...second.bundles.get(bundle)!.values()].filter((file) => file.reused).length;
   assert.ok(!second.bundles.get(bundle)!.get(dropped)!.reused, 'the file without a record is rendered');
   assert.ok(reused > 0 && reused < tree.size, `${reused} reused of ${tree.size}`);
@@ -95,18 +103,11 @@ units('should not reuse a unit whose file is missing from the bundle record', as
 });
 
 units('should render again a unit holding a file held back, though its record is whole', async () => {
-  const box = miniSandbox();
-  const built = await compiled(box);
-  const selections = allBundles(built.targets);
-  const first = emitBundles(built, selections, undefined, none);
-  const [bundle, tree] = [...first.bundles][0]!;
+  const { built, selections, bundle, tree, source } = await firstBundle();
   const held = [...tree.keys()].find((file) => file.endsWith('notes.md'))!;
-  const source = (heldBack?: Set<string>): UnitSource => ({
-    previous: (key) => (key === bundle ? { units: parseUnits(unitsText(first.units.get(key)!))!, record: recordOf(tree), ...(heldBack ? { heldBack } : {}) } : undefined),
-  });
   const whole = emitBundles(built, selections, undefined, source());
   assert.ok(whole.bundles.get(bundle)!.get(held)!.reused, 'without holding back, the file is taken back');
-  const second = emitBundles(built, selections, undefined, source(new Set([held])));
+  const second = emitBundles(built, selections, undefined, source(undefined, new Set([held])));
   const rendered = second.bundles.get(bundle)!;
   assert.ok(!rendered.get(held)!.reused && rendered.get(held)!.contents === tree.get(held)!.contents, 'the file held back is rendered, as before');
   assert.is([...rendered.values()].filter((file) => file.reused).length, [...whole.bundles.get(bundle)!.values()].filter((file) => file.reused).length - 1, 'its unit alone');
