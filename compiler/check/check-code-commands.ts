@@ -34,25 +34,40 @@ export function shippedCommandNames(nodes: readonly IrNode[]): Set<string> {
   return names;
 }
 
+/** A command named in code: how (slash, Skill(...), or a name built at run time), the name, the text found, and where. */
+interface CodeMention {
+  kind: 'slash' | 'skill' | 'computed';
+  /** The command name, without its gsd prefix ('' for a name built at run time). */
+  name: string;
+  found: string;
+  line: number;
+  column: number;
+}
+
+/** Every command named in a code file's text, line by line. */
+function codeMentions(text: string): CodeMention[] {
+  const mentions: CodeMention[] = [];
+  for (const [index, line] of splitLines(text).entries()) {
+    const content = line.content;
+    for (const match of content.matchAll(SLASH)) mentions.push({ kind: 'slash', name: match[1]!, found: match[0], line: index + 1, column: match.index + 1 });
+    for (const match of content.matchAll(SKILL)) mentions.push({ kind: 'skill', name: match[1]!.replace(/^gsd[:-]/, ''), found: match[1]!, line: index + 1, column: match.index + 1 });
+    for (const match of content.matchAll(COMPUTED)) mentions.push({ kind: 'computed', name: '', found: content.slice(match.index, match.index + 24), line: index + 1, column: match.index + 1 });
+  }
+  return mentions;
+}
+
 export function checkCodeCommands(files: readonly { path: string; bytes: Uint8Array }[], roots: readonly string[], commands: ReadonlySet<string>): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const decoder = new TextDecoder();
   const expected = 'expected a command in commands/gsd/';
   for (const file of files) {
     if (!isCodeFile(file.path, roots)) continue;
-    for (const [index, line] of splitLines(decoder.decode(file.bytes)).entries()) {
-      const text = line.content;
-      for (const match of text.matchAll(SLASH)) {
-        const name = match[1]!;
-        if (!commands.has(name)) diagnostics.push(diagnostic(file.path, index + 1, match.index + 1, 'ref-code-command-unknown', `${expected}, found "${match[0]}"`));
-      }
-      for (const match of text.matchAll(SKILL)) {
-        const name = match[1]!.replace(/^gsd[:-]/, '');
-        if (!commands.has(name)) diagnostics.push(diagnostic(file.path, index + 1, match.index + 1, 'ref-code-command-unknown', `${expected}, found "${match[1]}"`));
-      }
-      for (const match of text.matchAll(COMPUTED)) {
-        diagnostics.push(diagnostic(file.path, index + 1, match.index + 1, 'ref-code-command-unknown', `${expected} spelled out, found a name built at run time ("${text.slice(match.index, match.index + 24)}…")`));
-      }
+    const text = decoder.decode(file.bytes);
+    // A function of the text alone: a rebuild reuses the mentions of unchanged files (util/text-facts.ts).
+    for (const mention of textFact('code-commands', text, () => codeMentions(text), isList<CodeMention>)) {
+      const at = [file.path, mention.line, mention.column, 'ref-code-command-unknown'] as const;
+      if (mention.kind === 'computed') diagnostics.push(diagnostic(...at, `${expected} spelled out, found a name built at run time ("${mention.found}…")`));
+      else if (!commands.has(mention.name)) diagnostics.push(diagnostic(...at, `${expected}, found "${mention.found}"`));
     }
   }
   return diagnostics;

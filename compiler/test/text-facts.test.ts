@@ -67,4 +67,27 @@ facts('should read the last build\'s facts from the cache in a new build, and re
   assert.equal((await compile({ sourceDir, cacheDir: clean })).diagnostics.map((d) => formatDiagnostic(d)), (await compile({ sourceDir })).diagnostics.map((d) => formatDiagnostic(d)));
 });
 
+facts('should keep the commands code names by text, and judge them against this build\'s commands', async () => {
+  const dir = temporaryDir('code-facts');
+  const sourceDir = path.join(dir, 'source');
+  const cacheDir = path.join(dir, 'cache');
+  cpSync(path.join(FIXTURES, 'diagnostics/ref-code-command-unknown/source'), sourceDir, { recursive: true });
+  const findings = async (cache?: string) => (await compile({ sourceDir, ...(cache ? { cacheDir: cache } : {}) })).diagnostics.filter((d) => d.code === 'ref-code-command-unknown').map((d) => formatDiagnostic(d));
+  const uncached = await findings();
+  assert.equal(uncached.length, 3);
+  assert.equal(await findings(cacheDir), uncached);
+  const name = readdirSync(cacheDir).find((entry) => entry.startsWith('text-facts-'))!.replace(/\.[^.]*$/, '');
+  const stored = readCacheEntry<Map<string, unknown>>(cacheDir, name, compilerFingerprint())!;
+  const key = [...stored.keys()].find((entry) => entry.startsWith('code-commands\u0000'));
+  assert.ok(key, 'the code file\'s mentions are kept');
+  // A planted mention shows a new build answers from the store; the verdict is this build's: a command it ships passes.
+  const planted = new Map(stored);
+  planted.set(key!, [{ kind: 'slash', name: 'planted', found: '/gsd-planted', line: 9, column: 9 }, { kind: 'slash', name: 'verify-work', found: '/gsd-verify-work', line: 2, column: 3 }]);
+  writeCacheEntry(cacheDir, name, compilerFingerprint(), planted);
+  assert.equal(await findings(cacheDir), ['runtime/commands/next.ts:9:9: error ref-code-command-unknown expected a command in commands/gsd/, found "/gsd-planted"']);
+  // The command the code names added to the corpus: its finding goes, with the mentions still taken from the store.
+  cpSync(path.join(sourceDir, 'commands/gsd/verify-work.md'), path.join(sourceDir, 'commands/gsd/planted.md'));
+  assert.equal(await findings(cacheDir), []);
+});
+
 facts.run();
