@@ -137,7 +137,7 @@ export function compareEntries(built: ReadonlyMap<string, TreeFile>, golden: Gol
       if (golden.executable !== undefined && golden.executable(file) !== (entry.executable === true)) findings.push({ kind: 'mode', path: file, executable: entry.executable === true });
       continue;
     }
-    // A file not rendered has no text to show: the finding has no diff until it is (check.ts emits its bundle again).
+    // A file not rendered has no text to show: the finding has no diff until it is (check-run.ts emits its bundle again).
     findings.push(entry.reused ? { kind: 'differs', path: file } : { kind: 'differs', path: file, diff: diffModule().createTwoFilesPatch(`golden/${file}`, `built/${file}`, decode(golden.bytes(file)), decode(bytesOf(entry)), '', '', { context: 3 }) });
   }
   for (const file of golden.paths) {
