@@ -32,6 +32,12 @@ function packageVersion(): string {
   return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
+/** An error the operating system gave (its code: ENOENT, EACCES, ENOTDIR, ...), not one of Node's own (ERR_...). */
+function isFileSystemError(error: unknown): error is Error {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return error instanceof Error && typeof code === 'string' && /^E[A-Z0-9]+$/.test(code);
+}
+
 export async function main(argv: string[], io: Io = defaultIo): Promise<number> {
   const verb: Verb = argv[0] && argv[0] in HELP && argv[0] !== 'build' ? (argv[0] as Verb) : 'build';
   const rest = verb === 'build' ? (argv[0] === 'build' ? argv.slice(1) : argv) : argv.slice(1);
@@ -58,6 +64,12 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       io.err(`gsd-build: ${error.message}`);
       io.err(`Run 'gsd-build ${verb === 'build' ? '' : `${verb} `}--help' for usage.`);
       return 2;
+    }
+    // A folder that cannot be made, a file that cannot be written (an --out or --golden under a file, no permission):
+    // said in one line, with its path. Anything else is a fault of ours, and shows its stack.
+    if (isFileSystemError(error)) {
+      io.err(`gsd-build: ${error.message}`);
+      return 1;
     }
     throw error;
   }

@@ -8,8 +8,8 @@ import { byteLengthOf, fileMode, type TreeFile } from '../emit/virtual-tree.ts';
 import { bytesOf, digestOf } from '../emit/bundle-manifest.ts';
 import { removeEmptyFolders, replaceFile } from '../write/output-state.ts';
 import { compareText } from '../diagnostics.ts';
+import { isTextList } from '../util/text.ts';
 import { lstatSync, rmSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import type { BundleRecord } from '../write/write-tree.ts';
 import type { Io } from './args.ts';
 import { readOutputState, unitSource, writeOutputState, type StoredState } from '../incremental.ts';
@@ -50,7 +50,7 @@ export async function checkAgainstGoldens(
   // units of changed documents are rendered, the others keep that emission's digests.
   const previous = cacheDir ? readOutputState(cacheDir, goldenRoot, 'check') : null;
   // The files that differed last time are held back: their units are rendered, for the diffs (or the update's writes).
-  const differed = cacheDir && previous ? readCacheEntry(cacheDir, differedName(goldenRoot), DIFFERED_FORMAT, decodeDiffered) : null;
+  const differed = cacheDir && previous ? readCacheEntry(cacheDir, differedName(goldenRoot), DIFFERED_FORMAT, (stored) => (isTextList(stored) ? stored : null)) : null;
   const emitted = emitBundles(compiled, selections, undefined, cacheDir ? unitSource(previous, previous?.records.all() ?? {}, undefined, filesByBundle(differed ?? [])) : undefined);
   const { bundles, diagnostics } = emitted;
   if (!reportEmitted(diagnostics, recording, goldenRoot)) return 1;
@@ -95,7 +95,6 @@ export async function checkAgainstGoldens(
  */
 const differedName = (goldenRoot: string) => `check-differed-${hashParts([path.resolve(goldenRoot)]).slice(0, 24)}`;
 const DIFFERED_FORMAT = 'check-differed/1';
-const decodeDiffered = (stored: unknown): string[] | null => (Array.isArray(stored) && stored.every((entry) => typeof entry === 'string') ? stored : null);
 
 /** Paths under the golden root (`<target>/<scope>/<file>`) as each bundle's files. */
 export function filesByBundle(paths: readonly string[]): Map<string, Set<string>> {
@@ -151,7 +150,7 @@ function recordChanges(before: BundleRecord, after: BundleRecord): Record<string
  */
 async function updateGolden(goldenRoot: string, entries: ReadonlyMap<string, TreeFile>, findings: readonly GoldenFinding[], goldens: IndexedGoldens): Promise<{ written: number; removed: number }> {
   const removed = [...goldens.strays.map((stray) => stray.file), ...findings.filter((finding) => finding.kind === 'orphaned').map((finding) => finding.path)];
-  for (const file of removed) await rm(path.join(goldenRoot, file), { force: true });
+  for (const file of removed) rmSync(path.join(goldenRoot, file), { force: true });
   await removeEmptyFolders(goldenRoot, removed);
   const written = new Set(findings.filter((finding) => finding.kind !== 'orphaned').map((finding) => finding.path));
   for (const link of goldens.links) if (entries.has(link)) written.add(link);

@@ -9,12 +9,12 @@ import { DEFAULT_TARGETS_DIR } from '../locations.ts';
 import { indexedGoldens } from '../golden/golden-index.ts';
 import { formatDiagnostic } from '../diagnostics.ts';
 import { cacheDirOf, inputsKeyed, sourceOf } from './build-inputs.ts';
+import { isTextList } from '../util/text.ts';
 import type { CheckPass } from './check-run.ts';
 
-const isLines = (value: unknown): value is string[] => Array.isArray(value) && value.every((line) => typeof line === 'string');
 const checkPass = (stored: unknown): CheckPass | null => {
   const pass = stored as Partial<CheckPass> | null;
-  return pass !== null && typeof pass === 'object' && isLines(pass.out) && isLines(pass.err) ? { out: pass.out, err: pass.err } : null;
+  return pass !== null && typeof pass === 'object' && isTextList(pass.out) && isTextList(pass.err) ? { out: pass.out, err: pass.err } : null;
 };
 /** The cache slot of the last passing check of a golden folder. */
 const passName = (goldenRoot: string) => `check-pass-${hashParts([path.resolve(goldenRoot)]).slice(0, 24)}`;

@@ -7,7 +7,7 @@ import { cpSync } from 'node:fs';
 import { REPO_ROOT } from '../pipeline.ts';
 import { escapeRegExp } from '../util/text.ts';
 import { suite, assert } from './harness.ts';
-import { copySource, FIXTURES, runCli, snapshotTree, temporaryDir } from './fixture-support.ts';
+import { copySource, FIXTURES, runCli, runCliAsync, snapshotTree, temporaryDir } from './fixture-support.ts';
 import { filesByBundle } from '../cli/check-run.ts';
 
 const cli = suite('cli');
@@ -264,6 +264,39 @@ cli('should update the goldens in place, writing and removing only what differs 
   assert.equal(files(golden), files(fresh), 'the same files, bytes and modes as an update into an empty folder');
   assert.is(check().status, 0);
   for (const dir of [golden, cache, fresh, path.dirname(outside), path.dirname(source)]) rmSync(dir, { recursive: true, force: true });
+});
+
+cli('should say in one line, with the path, that an output or golden folder cannot be made, and make nothing', () => {
+  const file = path.join(temporaryDir('not-a-folder'), 'file');
+  writeFileSync(file, 'a file\n');
+  for (const args of [['--target', 'claude', '--scope', 'global', '--no-cache', '--out', `${file}/out`], ['check', '--update', '--no-cache', '--golden', `${file}/golden`]]) {
+    const result = runCli(args);
+    assert.is(result.status, 1, args.join(' '));
+    assert.match(result.stderr, new RegExp(`^gsd-build: [^\\n]*ENOTDIR: not a directory, \\w+ '${escapeRegExp(file)}/[^\\n]*\\n$`), result.stderr.slice(0, 600));
+    assert.is(readFileSync(file, 'utf8'), 'a file\n');
+  }
+  rmSync(path.dirname(file), { recursive: true, force: true });
+});
+
+cli('should leave the goldens matching when several updates run at once on them, with one cache', async () => {
+  const source = copySource();
+  const golden = temporaryDir('golden-race');
+  const cache = temporaryDir('golden-race-cache');
+  cpSync(path.join(REPO_ROOT, 'golden'), golden, { recursive: true });
+  const reference = path.join(source, 'gsd-core/references/questioning.md');
+  writeFileSync(reference, `${readFileSync(reference, 'utf8')}\nOne more line.\n`);
+  // Orphans in nested folders of their own: each update removes them and the folders they leave empty.
+  for (const orphan of ['codex/local/.codex/a/b/one.md', 'codex/local/.codex/a/two.md', 'claude/global/.claude/c/d/e/three.md']) {
+    mkdirSync(path.join(golden, path.dirname(orphan)), { recursive: true });
+    writeFileSync(path.join(golden, orphan), 'left behind\n');
+  }
+  const updates = await Promise.all([1, 2, 3].map(() => runCliAsync(['check', '--update', '--source', source, '--golden', golden, '--cache', cache])));
+  for (const update of updates) assert.is(update.status, 0, update.stderr.slice(-2000));
+  assert.not.ok(existsSync(path.join(golden, 'codex/local/.codex/a')) || existsSync(path.join(golden, 'claude/global/.claude/c')), 'the orphans and their folders are gone');
+  assert.not.ok(readdirSync(path.join(golden, 'claude/global/.claude/gsd-core/references')).some((name) => name.includes('.tmp-')), 'no temporary left');
+  const check = runCli(['check', '--source', source, '--golden', golden, '--no-cache']);
+  assert.is(check.status, 0, check.stderr.slice(-2000));
+  for (const dir of [golden, cache, path.dirname(source)]) rmSync(dir, { recursive: true, force: true });
 });
 
 cli('should print the IR as a table and as JSON', () => {

@@ -43,7 +43,7 @@ export async function diagnoseTree(dir: string): Promise<string[]> {
   return lines;
 }
 
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { REPO_ROOT } from '../pipeline.ts';
@@ -64,6 +64,17 @@ export function runCli(args: string[], options: { cwd?: string; env?: Record<str
     ? spawnSync('sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, BIN, ...args], spawnOptions)
     : spawnSync(process.execPath, [BIN, ...args], spawnOptions);
   return { status: command.status ?? -1, stdout: command.stdout, stderr: command.stderr };
+}
+
+/** runCli without waiting: several at once, as several agents or maintainers run it. */
+export function runCliAsync(args: string[]): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const status = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
+      if (status === null) reject(error);
+      else resolve({ status, stdout, stderr });
+    });
+  });
 }
 
 export function temporaryDir(label: string): string {

@@ -42,3 +42,8 @@ export function literalFinder(literals: readonly string[]): (text: string, from?
     return earliest;
   };
 }
+
+/** Whether a value read back (a cache entry, stored JSON) is a list of strings. */
+export function isTextList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((entry) => typeof entry === 'string');
+}

@@ -417,6 +417,9 @@ export async function removeEmptyFolders(root: string, removed: readonly string[
   for (const file of removed) for (let dir = path.posix.dirname(file); dir !== '.'; dir = path.posix.dirname(dir)) folders.add(dir);
   for (const folder of [...folders].sort((a, b) => b.length - a.length)) {
     const entries = await readFolder(path.join(root, folder)).catch(() => null);
-    if (entries && entries.length === 0) await rmdir(path.join(root, folder));
+    // Another process (a second update of the same folder) may have removed it, or put a file in it, meanwhile.
+    if (entries && entries.length === 0) await rmdir(path.join(root, folder)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT' && error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+    });
   }
 }

@@ -112,7 +112,7 @@ parentPort.on('message', (job) => {
   try {
     parentPort.postMessage({ key: job.key, part: job.part, stats: writeTree(job) });
   } catch (error) {
-    parentPort.postMessage({ key: job.key, part: job.part, error: String((error && error.message) || error) });
+    parentPort.postMessage({ key: job.key, part: job.part, error: String((error && error.message) || error), code: error && typeof error.code === 'string' ? error.code : undefined });
   }
 });
 `;
@@ -159,10 +159,10 @@ export function treeWriter(outRoot: string, threads: number = WRITER_THREADS): T
   let failure: Error | null = null;
   let wake: (() => void) | null = null;
   const settle = () => wake?.();
-  const answered = (reply: { key: string; part: number; stats?: number[]; error?: string }) => {
+  const answered = (reply: { key: string; part: number; stats?: number[]; error?: string; code?: string }) => {
     const tree = pending.get(reply.key);
     const places = tree?.places[reply.part];
-    if (reply.error !== undefined || !reply.stats || !places || reply.stats.length !== places.length * 3) failure ??= new Error(`cannot write ${path.join(outRoot, reply.key)}: ${reply.error ?? 'no record'}`);
+    if (reply.error !== undefined || !reply.stats || !places || reply.stats.length !== places.length * 3) failure ??= Object.assign(new Error(`cannot write ${path.join(outRoot, reply.key)}: ${reply.error ?? 'no record'}`), reply.code ? { code: reply.code } : {});
     else {
       places.forEach((at, index) => (tree!.entries[at] = [tree!.digests[at]!, reply.stats![index * 3]!, reply.stats![index * 3 + 1]!, reply.stats![index * 3 + 2]!]));
       if ((tree!.parts -= 1) === 0) {
