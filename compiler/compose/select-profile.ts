@@ -5,7 +5,7 @@
 // profile leaves out marked as dropped lines. `full` is the IR unchanged.
 import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { CorpusIr, EdgeKind, IrNode } from '../ir/types.ts';
-import { linePosition, parseJsonWithPositions, yamlOffset } from '../load/yaml-position.ts';
+import { parseJsonWithPositions } from '../load/yaml-position.ts';
 import { splitLines } from '../load/scan-lines.ts';
 import { describeSchemaErrors, schemaValidator } from '../schemas.ts';
 
@@ -41,7 +41,7 @@ const BULLET = /^( *)(?:[-*+]|\d{1,9}[.)])[ \t]/;
 export function loadProfiles(file: string, text: string, commandStems: ReadonlySet<string>): { loaded: LoadedProfiles | null; diagnostics: Diagnostic[] } {
   const parsed = parseJsonWithPositions(text);
   if (parsed.error) return { loaded: null, diagnostics: [diagnostic(file, parsed.error.line, parsed.error.column, 'profiles-schema', `expected JSON, found ${parsed.error.message}`)] };
-  const locate = (keyPath: (string | number)[], atKey = false) => linePosition(parsed.lineCounter, yamlOffset(parsed.document, keyPath, atKey));
+  const { locate } = parsed;
   const validate = schemaValidator('profiles.schema.json');
   if (!validate(parsed.data)) {
     const diagnostics = describeSchemaErrors(validate.errors, parsed.data).map((finding) => {

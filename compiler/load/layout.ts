@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { diagnostic, DIAGNOSTIC_CODES, formatDiagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics.ts';
 import { describeSchemaErrors, schemaValidator } from '../schemas.ts';
-import { linePosition, parseJsonWithPositions, yamlOffset } from './yaml-position.ts';
+import { parseJsonWithPositions } from './yaml-position.ts';
 import type { NodeKind } from '../ir/types.ts';
 import { LAYOUTS_DIR } from '../locations.ts';
 import { layoutNames } from './layout-names.ts';
@@ -104,7 +104,7 @@ export function loadLayout(name: string): Layout {
 export function parseLayout(file: string, text: string): { layout: Layout | null; diagnostics: Diagnostic[] } {
   const parsed = parseJsonWithPositions(text);
   if (parsed.error) return { layout: null, diagnostics: [diagnostic(file, parsed.error.line, parsed.error.column, 'layout-schema', `expected JSON, found ${parsed.error.message}`)] };
-  const at = (keyPath: (string | number)[], atKey = false) => linePosition(parsed.lineCounter, yamlOffset(parsed.document, keyPath, atKey));
+  const { locate: at } = parsed;
   const report = (keyPath: (string | number)[], message: string, atKey = false) => {
     const { line, column } = at(keyPath, atKey);
     return diagnostic(file, line, column, 'layout-schema', message);

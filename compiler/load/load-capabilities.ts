@@ -14,7 +14,7 @@ import { parseRange, parseVersion } from '../util/semver.ts';
 import type { HookEntry } from './load-hooks.ts';
 import { LOOP_POINTS, LOOP_ROLES } from './parse-loop-points.ts';
 import { scanLines } from './scan-lines.ts';
-import { linePosition, parseJsonWithPositions, yamlOffset } from './yaml-position.ts';
+import { parseJsonWithPositions } from './yaml-position.ts';
 import limits from '../data/capabilities.json' with { type: 'json' };
 
 export type CapabilityOrigin = 'first-party' | 'third-party';
@@ -178,7 +178,7 @@ function loadOne(source: CapabilitySource, context: LoadContext): { capability: 
     report(manifestFile, parsed.error.line, parsed.error.column, 'capability-schema', `expected JSON, found ${parsed.error.message}`);
     return { capability: null, diagnostics };
   }
-  const locate = (at: (string | number)[], atKey = false) => linePosition(parsed.lineCounter, yamlOffset(parsed.document, at, atKey));
+  const { locate } = parsed;
   const validate = schemaValidator('capability.schema.json');
   if (!validate(parsed.data)) {
     // The kind dispatch (if/then) adds a summary error per entry; its branch's own errors say more.

@@ -2,11 +2,10 @@
 // budgets.json, hook-payload.json): parsed with positions, held to a schema of
 // schemas/, every finding a diagnostic at the offending key or value.
 import { diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics.ts';
-import { linePosition, parseJsonWithPositions, yamlOffset } from '../load/yaml-position.ts';
+import { parseJsonWithPositions, type Locate } from '../load/yaml-position.ts';
 import { describeSchemaErrors, schemaValidator } from '../schemas.ts';
 
-/** Line and column of the value (or key, when `atKey`) at a key path, or of its nearest ancestor. */
-export type Locate = (path: readonly (string | number)[], atKey?: boolean) => { line: number; column: number };
+export type { Locate } from '../load/yaml-position.ts';
 
 export interface JsonFile<T> {
   /** The data, or null when it is not JSON or does not match the schema. */
@@ -18,7 +17,7 @@ export interface JsonFile<T> {
 /** `text` of `file` parsed and, with `schema` (a file of schemas/), validated; findings carry `code`. */
 export function readJsonFile<T>(file: string, text: string, code: DiagnosticCode, schema?: string): JsonFile<T> {
   const parsed = parseJsonWithPositions(text);
-  const locate: Locate = (path, atKey = false) => linePosition(parsed.lineCounter, yamlOffset(parsed.document, path, atKey));
+  const { locate } = parsed;
   if (parsed.error) {
     return { value: null, locate, diagnostics: [diagnostic(file, parsed.error.line, parsed.error.column, code, `expected JSON, found ${parsed.error.message}`)] };
   }
