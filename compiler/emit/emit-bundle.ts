@@ -72,6 +72,22 @@ function templateEngine(): typeof HandlebarsModule {
   return (handlebars ??= createRequire(import.meta.url)('handlebars') as typeof HandlebarsModule);
 }
 
+/**
+ * Each template text compiled once per process: a target renders every
+ * command through one template, and compiling it again per command cost
+ * more than the rendering. Keyed by text, so an edited template in watch is
+ * compiled anew; a target has one or two, so the map stays small.
+ */
+const compiledTemplates = new Map<string, HandlebarsModule.TemplateDelegate>();
+function compiledTemplate(text: string): HandlebarsModule.TemplateDelegate {
+  let template = compiledTemplates.get(text);
+  if (template === undefined) {
+    if (compiledTemplates.size >= 64) compiledTemplates.clear();
+    compiledTemplates.set(text, (template = templateEngine().compile(text, { noEscape: true, strict: true })));
+  }
+  return template;
+}
+
 /** Each IR's section manifest, the same text in every bundle of a build: made once. */
 const sectionManifests = new WeakMap<CorpusIr, string>();
 function sectionManifestText(ir: CorpusIr): string {
@@ -360,7 +376,7 @@ function renderCommand(command: IrNode, surface: CommandSurface, target: Target,
             }),
           );
   if (surface.template) {
-    const template = templateEngine().compile(target.files[surface.template] ?? '', { noEscape: true, strict: true });
+    const template = compiledTemplate(target.files[surface.template] ?? '');
     return `${frontmatter}${template({
       name: command.name,
       description: truncate(composeString(String(data['description'] ?? ''), context).replace(/\s+/g, ' ').trim(), 180),
