@@ -23,10 +23,14 @@ export interface ForeignRoots {
   nextRoot: (text: string, from?: number) => number;
   /** `pattern`, sticky: tried only at the few starts a root found by nextRoot allows. */
   sticky: RegExp;
+  /** Whether a match can start with this UTF-16 code unit (a prefix's or a root's first): other starts are not tried. */
+  canStart: (code: number) => boolean;
 }
 
-/** The longest text the pattern allows before a root: `$HOME/`. */
-const LONGEST_PREFIX = 6;
+/** What the pattern allows before a root, each optional. */
+const ROOT_PREFIXES = ['~/', '$HOME/', './'];
+/** The longest of them: `$HOME/`. */
+const LONGEST_PREFIX = Math.max(...ROOT_PREFIXES.map((prefix) => prefix.length));
 
 /**
  * What counts as a leak in `own`'s bundles: the canonical source root
@@ -48,18 +52,20 @@ export function foreignRoots(own: Target, all: readonly Target[], payload: strin
     for (const scope of Object.values(target.definition.scopes) as TargetScope[]) {
       if (ownRoots.has(scope.root) || seen.has(scope.root)) continue;
       seen.add(scope.root);
-      alternatives.push(`(?<![\\w.-])(?:~/|\\$HOME/|\\./)?${escapeRegExp(scope.root)}/${GSD_PAYLOAD}`);
+      alternatives.push(`(?<![\\w.-])(?:${ROOT_PREFIXES.map(escapeRegExp).join('|')})?${escapeRegExp(scope.root)}/${GSD_PAYLOAD}`);
       owners.push({ root: scope.root, owner: target.definition.name });
     }
   }
   // Longest roots first, so `.gemini/antigravity` is not reported as `.gemini`.
   owners.sort((a, b) => b.root.length - a.root.length);
   const source = alternatives.length > 0 ? alternatives.join('|') : '(?!)';
+  const firsts = new Set([...ROOT_PREFIXES, ...owners.map(({ root }) => root)].map((text) => text.charCodeAt(0)));
   return {
     pattern: new RegExp(source, 'g'),
     sticky: new RegExp(source, 'y'),
     ownerOf: (matched) => owners.find(({ root }) => matched.includes(root))?.owner ?? 'another runtime',
     nextRoot: literalFinder(owners.map(({ root }) => root)),
+    canStart: (code) => firsts.has(code),
   };
 }
 
@@ -135,6 +141,7 @@ export function leakHits(file: TreeFile, roots: ForeignRoots, nodesByPath: Reado
     const lineStart = text.lastIndexOf('\n', at - 1) + 1;
     let match: RegExpExecArray | null = null;
     for (let start = Math.max(lineStart, scanned, at - LONGEST_PREFIX); start <= at && match === null; start += 1) {
+      if (!roots.canStart(text.charCodeAt(start))) continue;
       roots.sticky.lastIndex = start;
       match = roots.sticky.exec(text);
     }
@@ -143,7 +150,7 @@ export function leakHits(file: TreeFile, roots: ForeignRoots, nodesByPath: Reado
     const newline = text.indexOf('\n', at);
     const line = text.slice(lineStart, newline === -1 ? text.length : newline);
     const column = match.index - lineStart;
-    if (allowed.some((pattern) => [...line.matchAll(new RegExp(pattern.source, 'g'))].some((hit) => hit.index <= column && column < hit.index + hit[0].length))) continue;
+    if (allowed.some((pattern) => coversColumn(globalTwin(pattern), line, column))) continue;
     const token = wordAround(line, column);
     const origin = file.source === undefined ? ' (built code)' : sourcePosition(nodesByPath.get(file.source), token.text);
     hits.push({
@@ -154,6 +161,25 @@ export function leakHits(file: TreeFile, roots: ForeignRoots, nodesByPath: Reado
     });
   }
   return hits;
+}
+
+/** Each allowed pattern's global form, made once: a build tests thousands of matched roots against the same few. */
+const globalTwins = new WeakMap<RegExp, RegExp>();
+function globalTwin(pattern: RegExp): RegExp {
+  let twin = globalTwins.get(pattern);
+  if (twin === undefined) globalTwins.set(pattern, (twin = new RegExp(pattern.source, 'g')));
+  return twin;
+}
+
+/** Whether a match of `pattern` (global) in `line` covers `column`; its matches come in order, so none after the column is looked at. */
+function coversColumn(pattern: RegExp, line: string, column: number): boolean {
+  pattern.lastIndex = 0;
+  for (let hit = pattern.exec(line); hit !== null && hit.index <= column; hit = pattern.exec(line)) {
+    if (column < hit.index + hit[0].length) return true;
+    // An empty match would be found again at the same place.
+    if (hit[0].length === 0) pattern.lastIndex += 1;
+  }
+  return false;
 }
 
 /** Whether some file of the bundle lies under the matched root-relative path. */
