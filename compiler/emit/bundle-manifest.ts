@@ -6,8 +6,7 @@
 import { compareText } from '../diagnostics.ts';
 import type { ScopeId, Target } from '../targets/target-types.ts';
 import type { BundleManifest, ManifestCapability, ManifestFile } from '../../source/runtime/install/bundle-types.ts';
-import { byteLengthOf, factsOf, type TreeFile, type VirtualTree } from './virtual-tree.ts';
-import { contentDigest } from './content-facts.ts';
+import { byteLengthOf, digestOf, type TreeFile, type VirtualTree } from './virtual-tree.ts';
 
 export type { BundleManifest, ManifestFile } from '../../source/runtime/install/bundle-types.ts';
 
@@ -26,12 +25,6 @@ const GSD_TOOLS = 'gsd-core/bin/gsd-tools.cjs';
 export function bytesOf(file: TreeFile): Uint8Array {
   if (file.reused) throw new Error('internal: the bytes of a reused file were asked for');
   return typeof file.contents === 'string' ? Buffer.from(file.contents, 'utf8') : file.contents;
-}
-
-/** The SHA-256 (hex) of a tree file's bytes, each distinct content hashed once per process. */
-export function digestOf(file: TreeFile): string {
-  const facts = factsOf(file);
-  return (facts.sha256 ??= contentDigest(file.contents));
 }
 
 export function buildManifest(tree: VirtualTree, target: Target, scopeId: ScopeId, version: string, capabilities: readonly ManifestCapability[] = [], profile?: string): BundleManifest {

@@ -1,7 +1,7 @@
 // A bundle while it is built and checked: bundle-relative POSIX path → file. emit-bundle
 // makes it; the manifest, checks, goldens and writers read it.
 import type { MergeFormat } from '../../source/runtime/install/bundle-types.ts';
-import { textByteLength } from './content-facts.ts';
+import { contentDigest, textFacts } from './content-facts.ts';
 
 export interface TreeFile {
   /** The bytes; empty for a reused file (below), whose bytes are the ones already on disk. */
@@ -74,7 +74,28 @@ export function fileMode(file: TreeFile): number {
 /** The file's size in bytes (a reused file's from its facts). */
 export function byteLengthOf(file: TreeFile): number {
   const facts = factsOf(file);
-  return (facts.bytes ??= typeof file.contents === 'string' ? textByteLength(file.contents) : file.contents.byteLength);
+  if (facts.bytes === undefined) {
+    if (typeof file.contents === 'string') fillTextFacts(facts, file.contents);
+    else facts.bytes = file.contents.byteLength;
+  }
+  return facts.bytes!;
+}
+
+/** The SHA-256 (hex) of a tree file's bytes, computed once per file (a byte array shared by bundles, once per process). */
+export function digestOf(file: TreeFile): string {
+  const facts = factsOf(file);
+  if (facts.sha256 === undefined) {
+    if (typeof file.contents === 'string') fillTextFacts(facts, file.contents);
+    else facts.sha256 = contentDigest(file.contents);
+  }
+  return facts.sha256!;
+}
+
+/** A text's digest and size, filled together: one encoding of it gives both. */
+function fillTextFacts(facts: FileFacts, text: string): void {
+  const known = textFacts(text);
+  facts.sha256 ??= known.sha256;
+  facts.bytes ??= known.bytes;
 }
 
 /** The file's text, which a check may read only for a file that was rendered. */

@@ -6,9 +6,9 @@ import { createRequire } from 'node:module';
 import type * as DiffModule from 'diff';
 import { compareText, diagnostic, formatDiagnostic, type Diagnostic } from '../diagnostics.ts';
 import { listFiles } from '../util/list-files.ts';
-import { bytesOf, digestOf } from '../emit/bundle-manifest.ts';
+import { bytesOf } from '../emit/bundle-manifest.ts';
 import { contentDigest } from '../emit/content-facts.ts';
-import { byteLengthOf, type TreeFile, type VirtualTree } from '../emit/virtual-tree.ts';
+import { digestOf, byteLengthOf, type TreeFile, type VirtualTree } from '../emit/virtual-tree.ts';
 
 /** The diff package, loaded when a finding first needs a diff: a check that passes (or replays a pass) needs none. */
 let diffPackage: typeof DiffModule | undefined;

@@ -3,9 +3,9 @@
 // about which files are shared config the installer merges.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { allBundles, compile, emitBundles, REPO_ROOT, type Compiled } from '../pipeline.ts';
-import type { VirtualTree } from '../emit/virtual-tree.ts';
-import { bytesOf, digestOf, isBundleMetadata, manifestLine, MANIFEST_FILE, README_FILE, type BundleManifest, type ManifestFile } from '../emit/bundle-manifest.ts';
+import { allBundles, compile, emitBundles, releaseTexts, REPO_ROOT, type Compiled } from '../pipeline.ts';
+import { byteLengthOf, digestOf, type TreeFile, type VirtualTree } from '../emit/virtual-tree.ts';
+import { bytesOf, isBundleMetadata, manifestLine, MANIFEST_FILE, README_FILE, type BundleManifest, type ManifestFile } from '../emit/bundle-manifest.ts';
 import { schemaValidator } from '../schemas.ts';
 import { contentDigest, textByteLength } from '../emit/content-facts.ts';
 import { suite, assert } from './harness.ts';
@@ -120,6 +120,40 @@ manifests('should give each text the digest and size of its UTF-8 bytes, whateve
     assert.is(contentDigest(text), createHash('sha256').update(bytes).digest('hex'), JSON.stringify(text.slice(0, 20)));
     assert.is(contentDigest(bytes), contentDigest(text));
   }
+});
+
+manifests('should fill the digest and size of a text file together, and keep both when the writer has taken its text', () => {
+  const text = 'caf\u00e9 \u{1F600}\n';
+  const bytes = Buffer.from(text, 'utf8');
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  // Asked for its size, a text file has its digest too (one encoding gives both); asked for its digest, its size.
+  const sized: TreeFile = { contents: text };
+  assert.is(byteLengthOf(sized), bytes.length);
+  assert.is(sized.facts?.sha256, sha256);
+  const digested: TreeFile = { contents: text };
+  assert.is(digestOf(digested), sha256);
+  assert.is(digested.facts?.bytes, bytes.length);
+  // A byte array's size is its length: no digest until one is asked for.
+  const asset: TreeFile = { contents: bytes, verbatim: true };
+  assert.is(byteLengthOf(asset), bytes.length);
+  assert.is(asset.facts?.sha256, undefined);
+  // Released, each rendered file is its facts alone; the asset, shared by every bundle, stays as it is.
+  const tree: VirtualTree = new Map([
+    ['a.md', { contents: text, executable: true, source: 'src/a.md' }],
+    ['b.bin', asset],
+  ]);
+  releaseTexts(tree);
+  const released = tree.get('a.md')!;
+  assert.ok(released.reused);
+  assert.is(released.contents, '');
+  assert.equal([digestOf(released), byteLengthOf(released), released.executable, released.source], [sha256, bytes.length, true, 'src/a.md']);
+  assert.is(tree.get('b.bin'), asset);
+  // And a released tree's manifest entries are the ones its texts gave.
+  const bundle = [...bundles.values()][0]!;
+  const copy: VirtualTree = new Map([...bundle].map(([file, entry]) => [file, { ...entry, facts: undefined } as TreeFile]));
+  const before = [...copy].map(([file, entry]) => [file, digestOf(entry), byteLengthOf(entry)]);
+  releaseTexts(copy);
+  assert.equal([...copy].map(([file, entry]) => [file, digestOf(entry), byteLengthOf(entry)]), before);
 });
 
 manifests.run();

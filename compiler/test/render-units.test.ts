@@ -4,8 +4,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { allBundles, compile, emitBundles, type Compiled, type StoredUnits, type UnitSource } from '../pipeline.ts';
-import { digestOf, MANIFEST_FILE } from '../emit/bundle-manifest.ts';
-import { byteLengthOf, type VirtualTree } from '../emit/virtual-tree.ts';
+import { MANIFEST_FILE } from '../emit/bundle-manifest.ts';
+import { digestOf, byteLengthOf, type VirtualTree } from '../emit/virtual-tree.ts';
 import type { BundleRecord } from '../write/output-state.ts';
 import { parseUnits, unitsText } from '../incremental.ts';
 import { suite, assert } from './harness.ts';

@@ -16,8 +16,7 @@ import { mkdir, rename, rm, rmdir } from 'node:fs/promises';
 import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { digestOf } from '../emit/bundle-manifest.ts';
-import { byteLengthOf, fileMode, type VirtualTree } from '../emit/virtual-tree.ts';
+import { digestOf, byteLengthOf, fileMode, type VirtualTree } from '../emit/virtual-tree.ts';
 
 /** path → [sha256, size, mode, mtimeMs] */
 export type BundleRecord = Record<string, [string, number, number, number]>;
