@@ -132,14 +132,32 @@ function checkCall(file: string, words: readonly ShellWord[], table: CommandTabl
  * ($ARGUMENTS, {flags}) is read as none and as one value.
  */
 function runtimeVerdict(words: readonly ShellWord[], table: CommandTable, report: (message: string) => Diagnostic[]): Diagnostic[] {
-  const check = (spread: string[]) => {
-    const tokens = words.flatMap((word) => (SPREAD.has(word.text) ? spread : [isLiteral(word.text) ? word.text : `$${word.text}`]));
-    return validateInvocation(tokens, { placeholders: true, table: table as unknown as RuntimeTable });
-  };
-  // A spread may hold nothing or the call's own arguments: the call stands if either reading is accepted.
-  const verdict = check([]);
-  if (verdict.ok || (words.some((word) => SPREAD.has(word.text)) && check(['$ARGUMENTS']).ok)) return [];
-  return report(`expected a call gsd-tools accepts, found one it refuses: ${verdict.message}`);
+  const refusal = refusalOf(words.map((word) => word.text), table);
+  return refusal === null ? [] : report(`expected a call gsd-tools accepts, found one it refuses: ${refusal}`);
+}
+
+/**
+ * The runtime parser's refusal of a call's words, or null when it accepts
+ * them; asked once per distinct call and table (a corpus repeats its calls,
+ * and a refusal is an exception with a stack trace).
+ */
+const refusals = new WeakMap<CommandTable, Map<string, string | null>>();
+function refusalOf(texts: readonly string[], table: CommandTable): string | null {
+  let known = refusals.get(table);
+  if (known === undefined) refusals.set(table, (known = new Map()));
+  const key = texts.join('\u0000');
+  let refusal = known.get(key);
+  if (refusal === undefined) {
+    const check = (spread: string[]) => {
+      const tokens = texts.flatMap((text) => (SPREAD.has(text) ? spread : [isLiteral(text) ? text : `$${text}`]));
+      return validateInvocation(tokens, { placeholders: true, table: table as unknown as RuntimeTable });
+    };
+    // A spread may hold nothing or the call's own arguments: the call stands if either reading is accepted.
+    const verdict = check([]);
+    refusal = verdict.ok || (texts.some((text) => SPREAD.has(text)) && check(['$ARGUMENTS']).ok) ? null : verdict.message;
+    known.set(key, refusal);
+  }
+  return refusal;
 }
 
 /** Placeholders that stand for any number of words, flags included. */
