@@ -31,7 +31,7 @@ import type { WhenVocabulary } from './load/parse-sections.ts';
 import { checkShellLiterals } from './check/check-shell-literals.ts';
 import { checkCodeCommands, checkCommandCells, shippedCommandNames } from './check/check-code-commands.ts';
 import { isConfigKey } from '../source/runtime/config/config.ts';
-import { emitBundle, hookScriptName, type GeneratedFile } from './emit/emit-bundle.ts';
+import { emitBundle, generatedFacts, hookScriptName, type GeneratedFile } from './emit/emit-bundle.ts';
 import type { BundleDelta, EmissionShape, LastEmission, ReusedFile, UnitReuse } from './emit/render-units.ts';
 import { nodeDigest } from './ir/node-digest.ts';
 import { contentDigest } from './emit/content-facts.ts';
@@ -297,7 +297,7 @@ function redoneNodes(last: NodeList, now: NodeList): Set<string> | null {
 
 /** The built files a bundle may ship, as one key: a delta leaves their units as they were, so they must be the same. */
 function generatedKey(generated: readonly GeneratedFile[]): string {
-  return hashParts(generated.flatMap((file) => [file.path, contentDigest(file.contents), file.executable ? 'x' : '-', file.verbatim ? 'v' : '-', file.runtime ?? '']));
+  return hashParts(generated.flatMap((file) => [file.path, generatedFacts(file).sha256, file.executable ? 'x' : '-', file.verbatim ? 'v' : '-', file.runtime ?? '']));
 }
 
 /** A file as the next build reuses it: no bytes, every fact the manifest and the checks read. */

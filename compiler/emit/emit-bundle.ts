@@ -18,7 +18,7 @@ import { rewriteRoot } from '../compose/rewrite-root.ts';
 import { routedCommands, routerReads } from './nest-routers.ts';
 import { hookFiles, hookFormat, runtimeHooks } from './hook-formats.ts';
 import { addBundleManifest, type ManifestParts } from './bundle-manifest.ts';
-import { contentDigest } from './content-facts.ts';
+import { contentDigest, textFacts, type TextFacts } from './content-facts.ts';
 import { nodeDigest } from '../ir/node-digest.ts';
 import type { BundleDelta, EmissionShape, UnitReuse } from './render-units.ts';
 import { BUNDLE_FACTS_FILE } from '../../source/runtime/core/bundle-facts.ts';
@@ -64,6 +64,16 @@ interface RenderedFile {
   path: string;
   contents: string | Uint8Array;
   extra?: Omit<TreeFile, 'contents'>;
+}
+
+/** Each built file's digest and size, once per build: built code (the runtime CLI, the hooks) is the same text in every bundle. */
+const builtFacts = new WeakMap<GeneratedFile, TextFacts>();
+export function generatedFacts(file: GeneratedFile): TextFacts {
+  let facts = builtFacts.get(file);
+  if (facts === undefined) {
+    builtFacts.set(file, (facts = typeof file.contents === 'string' ? textFacts(file.contents) : { sha256: contentDigest(file.contents), bytes: file.contents.byteLength }));
+  }
+  return facts;
 }
 
 /** handlebars, loaded for the first command rendered from a template: an incremental build seldom renders one, and loading it costs every start. */
@@ -238,7 +248,8 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     if (file.runtime !== undefined && file.runtime !== target.definition.id) continue;
     const destination = hookScript ? at(scope.hooks!.scripts, { file: file.path.slice('hooks/'.length) }) : at(`{root}/${file.path}`);
     const extra = { generated: true, ...(file.executable ? { executable: true } : {}), ...(file.verbatim ? { verbatim: true } : {}) } as const;
-    unit(['generated', destination, JSON.stringify(extra), contentDigest(file.contents)], () => [{ path: destination, contents: file.contents, extra }]);
+    const { sha256, bytes } = generatedFacts(file);
+    unit(['generated', destination, JSON.stringify(extra), sha256], () => [{ path: destination, contents: file.contents, extra: { ...extra, facts: { sha256, bytes } } }]);
   }
   if (scope.hooks && hooks.length > 0) {
     // What the hooks know of this bundle (source/hooks/lib/update.ts): its version and the update command, if shipped, as the runtime types it.
