@@ -22,10 +22,11 @@ const encoder = new TextEncoder();
 
 /**
  * A text's digest and size, computed each time they are asked for (a tree
- * file keeps its own: virtual-tree.ts). Texts are not memoised by value: a third of an --all build's rendered
- * files repeat in other bundles, but a memo held them past their bundle, and
- * copying them into the old generation cost as much as hashing them again
- * (upstream corpus, all bundles: the same time, 150 MB less at the peak).
+ * file keeps its own: virtual-tree.ts). Texts are not memoised by value: a
+ * third of an --all build's rendered files repeat in other bundles, but a
+ * memo held them past their bundle, and copying them into the old generation
+ * cost as much as hashing them again (upstream corpus, all bundles: the same
+ * time, 150 MB less at the peak).
  */
 export function textFacts(text: string): TextFacts {
   // UTF-8 takes at most three bytes per UTF-16 code unit (a lone surrogate becomes U+FFFD, as Buffer writes it).
@@ -36,7 +37,7 @@ export function textFacts(text: string): TextFacts {
   return { sha256: createHash('sha256').update(scratch.subarray(0, written)).digest('hex'), bytes: written };
 }
 
-/** The SHA-256 (hex) of bytes or UTF-8 text, each distinct content hashed once per process. */
+/** The SHA-256 (hex) of bytes (each array hashed once per process) or of UTF-8 text. */
 export function contentDigest(contents: string | Uint8Array): string {
   if (typeof contents === 'string') return textFacts(contents).sha256;
   let digest = byteDigests.get(contents);
