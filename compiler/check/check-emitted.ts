@@ -3,7 +3,7 @@
 // (sizes, value patterns, and text the runtime would rewrite).
 import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import { emittedFrontmatter, frontmatterScalar, type EmittedFrontmatter } from '../emit/emitted-frontmatter.ts';
-import { byteLengthOf, factsOf, type LeakHit, type LimitHit, type TreeFile, type VirtualTree } from '../emit/virtual-tree.ts';
+import { byteLengthOf, digestOf, factsOf, type LeakHit, type LimitHit, type TreeFile, type VirtualTree } from '../emit/virtual-tree.ts';
 import type { IrNode } from '../ir/types.ts';
 import type { Limit, Target, TargetScope } from '../targets/target-types.ts';
 import { escapeRegExp, literalFinder } from '../util/text.ts';
@@ -69,7 +69,12 @@ export function foreignRoots(own: Target, all: readonly Target[], payload: strin
   };
 }
 
-/** Hits by text, with what else they depend on (the file's source node, for the message; verbatim files are not scanned). */
+/**
+ * Hits by the SHA-256 of the text (the manifest has hashed every file: a
+ * digest is a short key where the text was one to hash again, and keeps no
+ * text alive), with what else they depend on (the file's source node, for the
+ * message; verbatim files are not scanned).
+ */
 type ScannedTexts = Map<string, { source: string | undefined; verbatim: boolean | undefined; hits: LeakHit[] }>;
 
 /**
@@ -92,9 +97,10 @@ export function checkEmittedPaths(
   const scanned: ScannedTexts = new Map();
   const hitsOf = (file: TreeFile): LeakHit[] => {
     if (typeof file.contents !== 'string') return leakHits(file, roots, nodesByPath, allowed);
-    const known = scanned.get(file.contents) ?? last?.get(file.contents);
+    const digest = digestOf(file);
+    const known = scanned.get(digest) ?? last?.get(digest);
     const hits = known !== undefined && known.source === file.source && known.verbatim === file.verbatim ? known.hits : leakHits(file, roots, nodesByPath, allowed);
-    scanned.set(file.contents, { source: file.source, verbatim: file.verbatim, hits });
+    scanned.set(digest, { source: file.source, verbatim: file.verbatim, hits });
     return hits;
   };
   for (const [path, file] of tree) {
