@@ -4,7 +4,8 @@
 import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { IrNode, NodeKind } from '../ir/types.ts';
 import { eagerClosure } from '../compose/eager-closure.ts';
-import { readJsonFile, type Locate } from '../util/json-file.ts';
+import { readJsonFile } from '../util/json-file.ts';
+import type { Locate } from '../load/yaml-position.ts';
 
 export interface Budgets {
   tiers: Partial<Record<NodeKind, Record<string, number>>>;

@@ -190,7 +190,8 @@ function coversColumn(pattern: RegExp, line: string, column: number): boolean {
 
 /** Whether some file of the bundle lies under the matched root-relative path. */
 function placesUnder(tree: VirtualTree, matched: string): boolean {
-  const folder = matched.replace(/^(?:~\/|\$HOME\/|\.\/)/, '');
+  const prefix = ROOT_PREFIXES.find((candidate) => matched.startsWith(candidate)) ?? '';
+  const folder = matched.slice(prefix.length);
   for (const file of tree.keys()) if (file.startsWith(folder)) return true;
   return false;
 }

@@ -45,7 +45,7 @@ export function contentDigest(contents: string | Uint8Array): string {
   return digest;
 }
 
-/** The byte size of UTF-8 text, measured with its digest. */
-export function textByteLength(text: string): number {
-  return textFacts(text).bytes;
+/** The digest and byte size of bytes or UTF-8 text. */
+export function contentFacts(contents: string | Uint8Array): TextFacts {
+  return typeof contents === 'string' ? textFacts(contents) : { sha256: contentDigest(contents), bytes: contents.byteLength };
 }

@@ -18,7 +18,7 @@ import { rewriteRoot } from '../compose/rewrite-root.ts';
 import { routedCommands, routerReads } from './nest-routers.ts';
 import { hookFiles, hookFormat, runtimeHooks } from './hook-formats.ts';
 import { addBundleManifest, type ManifestParts } from './bundle-manifest.ts';
-import { contentDigest, textFacts, type TextFacts } from './content-facts.ts';
+import { contentFacts, type TextFacts } from './content-facts.ts';
 import { nodeDigest } from '../ir/node-digest.ts';
 import type { BundleDelta, EmissionShape, UnitReuse } from './render-units.ts';
 import { BUNDLE_FACTS_FILE } from '../../source/runtime/core/bundle-facts.ts';
@@ -71,7 +71,7 @@ const builtFacts = new WeakMap<GeneratedFile, TextFacts>();
 export function generatedFacts(file: GeneratedFile): TextFacts {
   let facts = builtFacts.get(file);
   if (facts === undefined) {
-    builtFacts.set(file, (facts = typeof file.contents === 'string' ? textFacts(file.contents) : { sha256: contentDigest(file.contents), bytes: file.contents.byteLength }));
+    builtFacts.set(file, (facts = contentFacts(file.contents)));
   }
   return facts;
 }

@@ -7,7 +7,7 @@ import { allBundles, compile, emitBundles, releaseTexts, REPO_ROOT, type Compile
 import { byteLengthOf, digestOf, type TreeFile, type VirtualTree } from '../emit/virtual-tree.ts';
 import { bytesOf, isBundleMetadata, manifestLine, MANIFEST_FILE, README_FILE, type BundleManifest, type ManifestFile } from '../emit/bundle-manifest.ts';
 import { schemaValidator } from '../schemas.ts';
-import { contentDigest, textByteLength } from '../emit/content-facts.ts';
+import { contentDigest, textFacts } from '../emit/content-facts.ts';
 import { suite, assert } from './harness.ts';
 
 const manifests = suite('bundle manifest');
@@ -116,7 +116,7 @@ manifests('should give each text the digest and size of its UTF-8 bytes, whateve
   const texts = ['', 'plain ascii\n', 'caf\u00e9 \u00ff', 'em \u2014 dash \u2713', 'astral \u{1F600}', 'lone \ud800 high', 'lone \udc00 low', 'x'.repeat(70_000), '\u2014'.repeat(90_000) + 'tail', 'after'];
   for (const text of texts) {
     const bytes = Buffer.from(text, 'utf8');
-    assert.is(textByteLength(text), bytes.length, JSON.stringify(text.slice(0, 20)));
+    assert.is(textFacts(text).bytes, bytes.length, JSON.stringify(text.slice(0, 20)));
     assert.is(contentDigest(text), createHash('sha256').update(bytes).digest('hex'), JSON.stringify(text.slice(0, 20)));
     assert.is(contentDigest(bytes), contentDigest(text));
   }

@@ -5,8 +5,6 @@ import { diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics
 import { parseJsonWithPositions, type Locate } from '../load/yaml-position.ts';
 import { describeSchemaErrors, schemaValidator } from '../schemas.ts';
 
-export type { Locate } from '../load/yaml-position.ts';
-
 export interface JsonFile<T> {
   /** The data, or null when it is not JSON or does not match the schema. */
   value: T | null;
