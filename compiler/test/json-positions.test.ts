@@ -57,6 +57,11 @@ json('should refuse a key written twice in one object at its place, as yaml does
     assert.equal(parsed.data, null, text);
     assert.equal(read(text, [['a']]), byYaml(text, [['a']]), text);
   }
+  // Through the data-file reader: one diagnostic at the second key, no value.
+  const twice = readJsonFile('targets/x/target.json', '{\n  "id": "x",\n  "id": "y"\n}\n', 'target-schema', 'target.schema.json');
+  assert.is(twice.value, null);
+  assert.equal(twice.diagnostics.map((d) => [d.file, d.line, d.column, d.code]), [['targets/x/target.json', 3, 3, 'target-schema']]);
+  assert.match(twice.diagnostics[0]!.message, /^expected JSON, found .*unique/);
   // Equal keys in different objects are not repeats.
   assert.equal(parseJsonWithPositions('{"a": {"a": 1}, "b": [{"a": 2}, {"a": 3}]}').error, null);
 });
