@@ -3,7 +3,7 @@
 // (sizes, value patterns, and text the runtime would rewrite).
 import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import { emittedFrontmatter, frontmatterScalar, type EmittedFrontmatter } from '../emit/emitted-frontmatter.ts';
-import { byteLengthOf, digestOf, factsOf, type LeakHit, type LimitHit, type TreeFile, type VirtualTree } from '../emit/virtual-tree.ts';
+import { byteLengthOf, digestOf, factsOf, keptFact, type LeakHit, type LimitHit, type TreeFile, type VirtualTree } from '../emit/virtual-tree.ts';
 import type { IrNode } from '../ir/types.ts';
 import type { Limit, Target, TargetScope } from '../targets/target-types.ts';
 import { escapeRegExp, literalFinder } from '../util/text.ts';
@@ -77,6 +77,12 @@ export function foreignRoots(own: Target, all: readonly Target[], payload: strin
  */
 type ScannedTexts = Map<string, { source: string | undefined; verbatim: boolean | undefined; hits: LeakHit[] }>;
 
+/** One bundle's leak check: its files' hits, each text scanned once. */
+export interface LeakScan {
+  /** The foreign roots a file of the bundle names, before the bundle's own folders exempt any (kept in its facts). */
+  hitsOf(file: TreeFile): LeakHit[];
+}
+
 /**
  * The last bundle's scanned texts, for the next bundle checked against the
  * same roots: a target's two scopes are checked one after the other, with the
@@ -85,17 +91,12 @@ type ScannedTexts = Map<string, { source: string | undefined; verbatim: boolean 
  */
 let lastScan: { roots: ForeignRoots; nodesByPath: ReadonlyMap<string, IrNode>; allowed: readonly RegExp[]; hits: ScannedTexts } | null = null;
 
-export function checkEmittedPaths(
-  bundle: string,
-  tree: VirtualTree,
-  roots: ForeignRoots,
-  nodesByPath: ReadonlyMap<string, IrNode>,
-  allowed: readonly RegExp[] = [],
-): Diagnostic[] {
-  const diagnostics: Diagnostic[] = [];
+/** A new bundle's leak check; it becomes the last one, whose texts the next bundle's finds. */
+export function leakScan(roots: ForeignRoots, nodesByPath: ReadonlyMap<string, IrNode>, allowed: readonly RegExp[] = []): LeakScan {
   const last = lastScan !== null && lastScan.roots === roots && lastScan.nodesByPath === nodesByPath && lastScan.allowed === allowed ? lastScan.hits : null;
   const scanned: ScannedTexts = new Map();
-  const hitsOf = (file: TreeFile): LeakHit[] => {
+  lastScan = { roots, nodesByPath, allowed, hits: scanned };
+  const scan = (file: TreeFile): LeakHit[] => {
     if (typeof file.contents !== 'string') return leakHits(file, roots, nodesByPath, allowed);
     const digest = digestOf(file);
     const known = scanned.get(digest) ?? last?.get(digest);
@@ -103,15 +104,18 @@ export function checkEmittedPaths(
     scanned.set(digest, { source: file.source, verbatim: file.verbatim, hits });
     return hits;
   };
+  // Read once per file: a reused file's are in its facts (the cache key holds every input of this check), and so are an encoded one's.
+  return { hitsOf: (file) => (file.reused || file.encoded ? keptFact(file, 'leaks') : (factsOf(file).leaks = file.facts?.leaksBeside ? hitsBeside(file, roots, nodesByPath, allowed) : scan(file))) };
+}
+
+export function checkEmittedPaths(bundle: string, tree: VirtualTree, scan: LeakScan): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
   for (const [path, file] of tree) {
-    // A reused file's hits come from the build that rendered it (the cache key holds every input of this check).
-    const hits = file.reused ? file.facts!.leaks! : (factsOf(file).leaks = file.facts?.leaksBeside ? hitsBeside(file, roots, nodesByPath, allowed) : hitsOf(file));
-    for (const hit of hits) {
+    for (const hit of scan.hitsOf(file)) {
       // A folder this bundle itself places files in (Codex's skills live under .agents/, Antigravity's root) is its own.
       if (!placesUnder(tree, hit.matched)) diagnostics.push(diagnostic(`${bundle}/${path}`, hit.line, hit.column, 'emit-foreign-path', hit.message));
     }
   }
-  lastScan = { roots, nodesByPath, allowed, hits: scanned };
   return diagnostics;
 }
 
@@ -224,13 +228,17 @@ function wordAround(text: string, index: number): { text: string; column: number
   return { text: text.slice(start, end).replace(/[.,;:]+$/, ''), column: start + 1 };
 }
 
-export function checkLimits(bundle: string, tree: VirtualTree, limits: readonly Limit[]): Diagnostic[] {
-  const diagnostics: Diagnostic[] = [];
+/** One bundle's limits, compiled once: a file's findings, in the order the target lists its limits (kept in its facts). */
+export function limitCheck(limits: readonly Limit[]): (path: string, file: TreeFile) => LimitHit[] {
   const compiled = limits.map((limit) => ({ limit, files: new RegExp(limit.files) }));
+  // A reused file's findings are in its facts (the cache key holds the target's limits), and so are an encoded one's.
+  return (path, file) => (file.reused || file.encoded ? keptFact(file, 'limits') : (factsOf(file).limits = limitHits(path, file, compiled)));
+}
+
+export function checkLimits(bundle: string, tree: VirtualTree, hitsOf: (path: string, file: TreeFile) => LimitHit[]): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
   for (const [path, file] of tree) {
-    // A reused file's findings come from the build that rendered it (the cache key holds the target's limits).
-    const hits = file.reused ? file.facts!.limits! : (factsOf(file).limits = limitHits(path, file, compiled));
-    for (const hit of hits) diagnostics.push(diagnostic(`${bundle}/${path}`, hit.line, hit.column, 'limit-exceeded', hit.message));
+    for (const hit of hitsOf(path, file)) diagnostics.push(diagnostic(`${bundle}/${path}`, hit.line, hit.column, 'limit-exceeded', hit.message));
   }
   return diagnostics;
 }

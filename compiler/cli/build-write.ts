@@ -46,10 +46,13 @@ export async function buildChanged(values: ParsedValues<typeof BUILD_OPTIONS>, i
   const writer = treeWriter(outRoot);
   let emitted: ReturnType<typeof emitBundles>;
   try {
-    emitted = emitBundles(compiled, selections, profile, cacheDir ? unitSource(previous, recorded, emissions ?? undefined) : undefined, (key, tree) => {
-      if (recorded[key] !== undefined) return;
-      writer.add(key, tree);
-      releaseTexts(tree);
+    emitted = emitBundles(compiled, selections, profile, cacheDir ? unitSource(previous, recorded, emissions ?? undefined) : undefined, {
+      encodeTexts: true,
+      emitted: (key, tree) => {
+        if (recorded[key] !== undefined) return;
+        writer.add(key, tree);
+        releaseTexts(tree);
+      },
     });
   } catch (error) {
     await writer.abandon();
@@ -75,7 +78,7 @@ export async function buildChanged(values: ParsedValues<typeof BUILD_OPTIONS>, i
     // reused ones, so the first pass's findings stand.
     const whole = (key: string) => {
       if (recorded[key] === undefined) return bundles.get(key)!;
-      const again = emitBundles(compiled, selections.filter((selection) => bundleKey(selection) === key), profile, unitSource(previous, {}, emissions ?? undefined));
+      const again = emitBundles(compiled, selections.filter((selection) => bundleKey(selection) === key), profile, unitSource(previous, {}, emissions ?? undefined), { encodeTexts: true });
       emitted.bundles.set(key, again.bundles.get(key)!);
       emitted.units.set(key, again.units.get(key)!);
       const emission = again.emissions.get(key);

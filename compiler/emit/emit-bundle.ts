@@ -58,6 +58,8 @@ export interface EmitInput {
   delta?: BundleDelta;
   /** Filled with what the next build's delta needs (render-units.ts EmissionShape). */
   shape?: EmissionShape;
+  /** Given each file a unit renders as text, as soon as it is placed (pipeline.ts emitBundles: its facts read, its text encoded). */
+  rendered?: (path: string, file: TreeFile) => void;
 }
 
 interface RenderedFile {
@@ -117,7 +119,7 @@ const PAYLOAD_KINDS = new Set(['workflow', 'step', 'mode', 'reference', 'templat
  */
 export function emitBundle(input: EmitInput & { delta: BundleDelta }): VirtualTree | null;
 export function emitBundle(input: EmitInput): VirtualTree;
-export function emitBundle({ ir, target, scope: scopeId, version, generated = [], hooks = [], profile, reuse, delta, shape }: EmitInput): VirtualTree | null {
+export function emitBundle({ ir, target, scope: scopeId, version, generated = [], hooks = [], profile, reuse, delta, shape, rendered }: EmitInput): VirtualTree | null {
   const scope = target.definition.scopes[scopeId];
   if (!scope) throw new Error(`target ${target.definition.id} has no ${scopeId} scope`);
   const context: ComposeContext = { target: target.definition, scope, version };
@@ -131,6 +133,13 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     if (into.has(normalized)) throw new Error(`internal: two files emitted at ${normalized}`);
     into.set(normalized, entry);
     return normalized;
+  };
+  /** A unit's file, placed; a text made now (not built code, which has its facts) goes to `rendered`. */
+  const placeRendered = (file: RenderedFile) => {
+    const entry: TreeFile = { contents: file.contents, ...file.extra };
+    const placed = place(file.path, entry);
+    if (rendered && typeof entry.contents === 'string' && !entry.generated) rendered(placed, entry);
+    return placed;
   };
   const put = (file: string, contents: string | Uint8Array, extra: Omit<TreeFile, 'contents'> = {}) => {
     const placed = place(file, { contents, ...extra });
@@ -152,7 +161,7 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     // A file not of a node (built code) is keyed by inputs a delta never sees change (the caller compares them).
     if (delta && (node === undefined || !delta.redone.has(node.path))) return;
     if (!reuse) {
-      for (const file of render()) place(file.path, { contents: file.contents, ...file.extra });
+      for (const file of render()) placeRendered(file);
       return;
     }
     // The parts never hold a NUL (digests, indexes, JSON, paths): joined, they are a key without a hash's cost.
@@ -172,7 +181,7 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
         return;
       }
       const made: string[] = [];
-      for (const file of render()) made.push(place(file.path, { contents: file.contents, ...file.extra }));
+      for (const file of render()) made.push(placeRendered(file));
       paths.push(...made);
       reuse.made.set(key, made);
       return;
@@ -189,7 +198,7 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
         paths.push(place(file.path, entry));
       }
     } else {
-      for (const file of render()) paths.push(place(file.path, { contents: file.contents, ...file.extra }));
+      for (const file of render()) paths.push(placeRendered(file));
     }
     reuse.made.set(key, paths);
   };

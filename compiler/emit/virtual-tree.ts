@@ -23,6 +23,13 @@ export interface TreeFile {
    * everything read from the bytes. Only an incremental build makes such files.
    */
   reused?: true;
+  /**
+   * Rendered as text and kept as its UTF-8 bytes (`contents`) once every fact
+   * a check reads was in `facts` (pipeline.ts emitBundles, encodeTexts): held
+   * as a string to its bundle's end, a text was copied twice by V8's young
+   * generation.
+   */
+  encoded?: true;
 }
 
 /** A foreign root the leak check found in a file, before the bundle-wide exemptions. */
@@ -64,6 +71,13 @@ export type VirtualTree = Map<string, TreeFile>;
 /** The file's facts record, made on first use. */
 export function factsOf(file: TreeFile): FileFacts {
   return (file.facts ??= {});
+}
+
+/** A fact a reused or encoded file carries: its text is not there to read again. */
+export function keptFact<K extends keyof FileFacts>(file: TreeFile, key: K): NonNullable<FileFacts[K]> {
+  const value = file.facts?.[key];
+  if (value === undefined) throw new Error(`internal: a ${file.reused ? 'reused' : 'encoded'} file has no ${key} in its facts`);
+  return value!;
 }
 
 /** The mode a file is written with, whatever the umask: 0755 when executable, else 0644. */

@@ -9,7 +9,7 @@ import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { TargetDefinition, TargetScope } from '../targets/target-types.ts';
 import { escapeRegExp } from '../util/text.ts';
 import { emittedFrontmatter, frontmatterScalar } from '../emit/emitted-frontmatter.ts';
-import { factsOf, type ListedFields, type VirtualTree } from '../emit/virtual-tree.ts';
+import { factsOf, keptFact, renderedText, type ListedFields, type TreeFile, type VirtualTree } from '../emit/virtual-tree.ts';
 import type { Budgets } from '../check/check-budgets.ts';
 
 /** The ratio `~tokens` uses: about four UTF-8 bytes per token for English prose. */
@@ -26,19 +26,28 @@ export interface ListingCost {
   largest: string | null;
 }
 
+/** The files a scope's runtime lists every turn: those at a command surface's top level, outside GSD's own folder. */
+export function listedFiles(scope: TargetScope): RegExp[] {
+  // GSD's own folder holds copies a runtime reads on demand, never lists.
+  return scope.commands
+    .filter((surface) => !surface.path.startsWith('{root}/gsd-core/'))
+    .map((surface) => new RegExp(`^${escapeRegExp(surface.path.replaceAll('{root}', scope.root)).replace(escapeRegExp('{name}'), '[^/]+')}$`));
+}
+
+/** A listed text file's name and description, read once (a reused file keeps them in its facts, and so does an encoded one). */
+export function listedOf(file: TreeFile): ListedFields {
+  return file.reused || file.encoded ? keptFact(file, 'listed') : (factsOf(file).listed = listedFields(renderedText(file)));
+}
+
 export function listingCost(tree: VirtualTree, scope: TargetScope): ListingCost {
   let listings = 0;
   let bytes = 0;
   let chars = 0;
   let largest: { file: string; bytes: number } | null = null;
-  for (const surface of scope.commands) {
-    // GSD's own folder holds copies a runtime reads on demand, never lists.
-    if (surface.path.startsWith('{root}/gsd-core/')) continue;
-    const pattern = new RegExp(`^${escapeRegExp(surface.path.replaceAll('{root}', scope.root)).replace(escapeRegExp('{name}'), '[^/]+')}$`);
+  for (const pattern of listedFiles(scope)) {
     for (const [file, entry] of tree) {
-      if (!pattern.test(file) || typeof entry.contents !== 'string') continue;
-      // A reused file's fields come from the build that rendered it.
-      const { name, description } = entry.reused ? entry.facts!.listed! : (factsOf(entry).listed = listedFields(entry.contents));
+      if (!pattern.test(file) || (typeof entry.contents !== 'string' && !entry.encoded)) continue;
+      const { name, description } = listedOf(entry);
       const entryText = `${name ?? path.posix.basename(file).replace(/\.[^.]+$/, '')}${description ?? ''}`;
       const entryBytes = Buffer.byteLength(entryText);
       listings += 1;

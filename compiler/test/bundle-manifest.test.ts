@@ -7,7 +7,7 @@ import { allBundles, compile, emitBundles, releaseTexts, REPO_ROOT, type Compile
 import { byteLengthOf, digestOf, type TreeFile, type VirtualTree } from '../emit/virtual-tree.ts';
 import { bytesOf, isBundleMetadata, manifestLine, MANIFEST_FILE, README_FILE, type BundleManifest, type ManifestFile } from '../emit/bundle-manifest.ts';
 import { schemaValidator } from '../schemas.ts';
-import { contentDigest, textFacts } from '../emit/content-facts.ts';
+import { contentDigest, encodedText, releaseEncoded, textFacts } from '../emit/content-facts.ts';
 import { suite, assert } from './harness.ts';
 
 const manifests = suite('bundle manifest');
@@ -120,6 +120,37 @@ manifests('should give each text the digest and size of its UTF-8 bytes, whateve
     assert.is(contentDigest(text), createHash('sha256').update(bytes).digest('hex'), JSON.stringify(text.slice(0, 20)));
     assert.is(contentDigest(bytes), contentDigest(text));
   }
+});
+
+manifests('should keep a text encoded whole until it is released, whatever its length, and a text released twice counted once', () => {
+  const texts = ['', 'plain ascii\n', 'em \u2014 dash \u2713', 'astral \u{1F600}', 'lone \ud800 high', '\u2014'.repeat(1_500_000) + 'past an arena', 'after'];
+  const kept = texts.map((text) => ({ text, ...encodedText(text) }));
+  for (const { text, sha256, bytes, encoded } of kept) {
+    const expected = Buffer.from(text, 'utf8');
+    assert.ok(Buffer.from(encoded).equals(expected), JSON.stringify(text.slice(0, 20)));
+    assert.is(bytes, expected.length);
+    assert.is(sha256, createHash('sha256').update(expected).digest('hex'));
+  }
+  // Texts of 2.1 MB (700,000 three-byte characters): no arena (4 MiB) holds two. The second starts another arena (A),
+  // `one` and `two` follow it there, and the third starts another, so A is no longer the one being filled.
+  const large = '\u2014'.repeat(700_000);
+  encodedText(large);
+  const inA = encodedText(large);
+  const one = encodedText('one');
+  const two = encodedText('two');
+  encodedText(large);
+  // `one` released twice and the large text once: `two` still holds A, which must not be filled again.
+  releaseEncoded(inA.encoded);
+  releaseEncoded(one.encoded);
+  releaseEncoded(one.encoded);
+  // Arenas freed by then are filled from their start: a large text, then two short ones where `one` and `two` were.
+  for (let round = 0; round < 3; round += 1) {
+    encodedText(large);
+    encodedText('111');
+    encodedText('222');
+  }
+  assert.is(Buffer.from(two.encoded).toString('utf8'), 'two');
+  for (const { text, encoded } of kept) assert.ok(Buffer.from(encoded).equals(Buffer.from(text, 'utf8')), JSON.stringify(text.slice(0, 20)));
 });
 
 manifests('should fill the digest and size of a text file together, and keep both when the writer has taken its text', () => {

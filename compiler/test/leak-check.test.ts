@@ -3,7 +3,7 @@
 // line from its start finds. Compared here on generated text: every target's
 // foreign roots with every prefix the pattern knows and characters that must
 // not precede or follow a root, several to a line, adjacent and overlapping.
-import { checkEmittedPaths, foreignRoots, leakHits } from '../check/check-emitted.ts';
+import { checkEmittedPaths, foreignRoots, leakHits, leakScan } from '../check/check-emitted.ts';
 import type { IrNode } from '../ir/types.ts';
 import type { TreeFile } from '../emit/virtual-tree.ts';
 import { loadTargets } from '../targets/load-targets.ts';
@@ -62,7 +62,7 @@ leaks("should take a text's hits from the last bundle checked only against the s
   ]) as unknown as Map<string, IrNode>;
   // One list of allowed paths for every check, as a build passes its own: a new list is another check's, with nothing kept.
   const allowed: RegExp[] = [];
-  const check = (roots: ReturnType<typeof foreignRoots>, files: [string, TreeFile][], own = allowed) => checkEmittedPaths('t/global', new Map(files), roots, nodes, own).map((d) => `${d.file}:${d.line}:${d.column}: ${d.message}`);
+  const check = (roots: ReturnType<typeof foreignRoots>, files: [string, TreeFile][], own = allowed) => checkEmittedPaths('t/global', new Map(files), leakScan(roots, nodes, own)).map((d) => `${d.file}:${d.line}:${d.column}: ${d.message}`);
   const codexRoots = foreignRoots(codex, targets);
   const fresh = (file: TreeFile) => check(foreignRoots(codex, targets), [['f.md', file]], []);
   // The same text in the next bundle, from another node, then verbatim: each as a check with nothing kept finds it.

@@ -3,8 +3,8 @@
 // every file, with only the units whose input changed rendered again.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { allBundles, compile, emitBundles, type Compiled, type StoredUnits, type UnitSource } from '../pipeline.ts';
-import { MANIFEST_FILE } from '../emit/bundle-manifest.ts';
+import { allBundles, compile, emitBundles, releaseTexts, type Compiled, type StoredUnits, type UnitSource } from '../pipeline.ts';
+import { bytesOf, MANIFEST_FILE } from '../emit/bundle-manifest.ts';
 import { digestOf, byteLengthOf, type VirtualTree } from '../emit/virtual-tree.ts';
 import type { BundleRecord } from '../write/output-state.ts';
 import { parseUnits, unitsText } from '../incremental.ts';
@@ -89,6 +89,40 @@ async function firstBundle() {
   });
   return { built, selections, bundle, tree, source };
 }
+
+units('should give the same bytes, facts, findings and units with rendered texts kept as their bytes (a build that writes)', async () => {
+  const box = miniSandbox();
+  writeFileSync(path.join(box.source, 'gsd-core/references/notes.md'), '# Notes\n\nSee ~/.codex/gsd-core/workflows/x.md \u2014 caf\u00e9 \u{1F600}.\n');
+  const before = await compiled(box);
+  const selections = allBundles(before.targets);
+  const plain = emitBundles(before, selections, undefined, none);
+  const same = (run: ReturnType<typeof emitBundles>) => {
+    assert.equal(run.diagnostics, plain.diagnostics);
+    assert.equal([...run.units], [...plain.units]);
+    let encoded = 0;
+    let listed = 0;
+    for (const [key, tree] of plain.bundles) {
+      const other = run.bundles.get(key)!;
+      assert.equal([...other.keys()], [...tree.keys()], key);
+      for (const [file, entry] of tree) {
+        const twin = other.get(file)!;
+        if (twin.encoded) encoded += 1;
+        if (twin.facts?.listed) listed += 1;
+        assert.ok(Buffer.from(bytesOf(twin)).equals(Buffer.from(bytesOf(entry))), `${key}/${file}`);
+        assert.equal(twin.facts, entry.facts, `${key}/${file}`);
+      }
+    }
+    return { encoded, listed };
+  };
+  assert.ok(plain.diagnostics.some((d) => d.code === 'emit-foreign-path') && plain.diagnostics.some((d) => d.code === 'limit-exceeded'), 'the fixture has findings of both kinds');
+  const first = emitBundles(before, selections, undefined, none, { encodeTexts: true });
+  const counted = same(first);
+  assert.ok(counted.encoded > 100 && counted.listed > 0, `rendered texts are kept encoded, listed ones with their fields: ${JSON.stringify(counted)}`);
+  // Released (as the writer does once it has a bundle's bytes), their memory holds the next build's texts: those are whole.
+  for (const tree of first.bundles.values()) releaseTexts(tree);
+  assert.ok([...first.bundles.values()].every((tree) => [...tree.values()].every((file) => !file.encoded)));
+  same(emitBundles(before, selections, undefined, none, { encodeTexts: true }));
+});
 
 units('should not reuse a unit whose file is missing from the bundle record', async () => {
   const { built, selections, bundle, tree, source } = await firstBundle();

@@ -204,7 +204,7 @@ export function treeWriter(outRoot: string, threads: number = WRITER_THREADS): T
       // Left by a process of the same id that stopped midway: removed here, before any thread makes a part of the tree.
       if (existsSync(temporary)) rmSync(temporary, { recursive: true, force: true });
       for (let folder = path.dirname(temporary); !above.has(folder) && !existsSync(folder); folder = path.dirname(folder)) above.add(folder);
-      const jobs = Array.from({ length: threads }, () => ({ files: [] as WriterJob['files'], places: [] as number[], texts: [] as { at: number; text: string; bytes: number }[], textBytes: 0 }));
+      const jobs = Array.from({ length: threads }, () => ({ files: [] as WriterJob['files'], places: [] as number[], texts: [] as { at: number; text: string | Uint8Array; bytes: number }[], textBytes: 0 }));
       const paths: string[] = [];
       const digests: string[] = [];
       for (const [file, entry] of tree) {
@@ -217,7 +217,7 @@ export function treeWriter(outRoot: string, threads: number = WRITER_THREADS): T
         paths.push(file);
         digests.push(sha256);
         if (sent.has(content)) job.files.push({ path: file, mode, content });
-        else if (typeof entry.contents !== 'string') job.files.push({ path: file, mode, content, contents: entry.contents });
+        else if (typeof entry.contents !== 'string' && !entry.encoded) job.files.push({ path: file, mode, content, contents: entry.contents });
         else {
           const bytes = byteLengthOf(entry);
           job.files.push({ path: file, mode, content, text: [job.textBytes, bytes] });
@@ -235,7 +235,9 @@ export function treeWriter(outRoot: string, threads: number = WRITER_THREADS): T
         // The part's new texts, UTF-8 in one buffer the thread takes whole (moved, not copied; one allocation per part).
         const encoded = new Uint8Array(job.textBytes);
         for (const { at, text, bytes } of job.texts) {
-          if (encoder.encodeInto(text, encoded.subarray(at, at + bytes)).written !== bytes) throw new Error(`internal: a text of ${key} is not the size its facts say`);
+          // An encoded text (TreeFile.encoded) is copied as it is.
+          const written = typeof text === 'string' ? encoder.encodeInto(text, encoded.subarray(at, at + bytes)).written : (encoded.set(text, at), text.length);
+          if (written !== bytes) throw new Error(`internal: a text of ${key} is not the size its facts say`);
         }
         workers[part]!.postMessage({ key, part, directory: temporary, files: job.files, texts: encoded } satisfies WriterJob, [encoded.buffer]);
       });

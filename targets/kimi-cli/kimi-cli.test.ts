@@ -7,7 +7,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { parse as parseToml } from 'smol-toml';
 import { compile, emitBundles, REPO_ROOT, type Compiled } from '../../compiler/pipeline.ts';
-import { checkLimits } from '../../compiler/check/check-emitted.ts';
+import { checkLimits, limitCheck } from '../../compiler/check/check-emitted.ts';
 import type { VirtualTree } from '../../compiler/emit/virtual-tree.ts';
 import type { ScopeId } from '../../compiler/targets/target-types.ts';
 import { suite, assert } from '../../compiler/test/harness.ts';
@@ -119,10 +119,10 @@ s('should write each agent prompt as one Jinja raw block, so ${…}, {% and {# r
   const original = tree('global').get(file)!;
   const changed: VirtualTree = new Map(tree('global'));
   changed.set(file, { ...original, contents: String(original.contents).replace('{% endraw %}', '\nsee {% endraw %} here\n{% endraw %}') });
-  const found = checkLimits('kimi-cli/global', changed, limits).filter((d) => d.code === 'limit-exceeded');
+  const found = checkLimits('kimi-cli/global', changed, limitCheck(limits)).filter((d) => d.code === 'limit-exceeded');
   assert.is(found.length, 1, 'the planted tag, not the closing one');
   assert.match(found[0]!.message, /raw block/);
-  assert.equal(checkLimits('kimi-cli/global', tree('global'), limits).filter((d) => d.code === 'limit-exceeded'), [], 'the corpus as it is passes');
+  assert.equal(checkLimits('kimi-cli/global', tree('global'), limitCheck(limits)).filter((d) => d.code === 'limit-exceeded'), [], 'the corpus as it is passes');
 });
 
 s.run();

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { compile, emitBundles, REPO_ROOT, type Compiled } from '../../compiler/pipeline.ts';
-import { checkLimits } from '../../compiler/check/check-emitted.ts';
+import { checkLimits, limitCheck } from '../../compiler/check/check-emitted.ts';
 import type { VirtualTree } from '../../compiler/emit/virtual-tree.ts';
 import type { ScopeId } from '../../compiler/targets/target-types.ts';
 import { suite, assert } from '../../compiler/test/harness.ts';
@@ -71,10 +71,10 @@ s('should fail the build on an mcp__ tool in an agent\'s tools, which ZCode woul
   const original = tree('global').get(file)!;
   const changed: VirtualTree = new Map(tree('global'));
   changed.set(file, { ...original, contents: String(original.contents).replace(/^tools: (.*)$/m, 'tools: $1, mcp__context7__query-docs') });
-  const found = checkLimits('zcode/global', changed, limits).filter((d) => d.code === 'limit-exceeded');
+  const found = checkLimits('zcode/global', changed, limitCheck(limits)).filter((d) => d.code === 'limit-exceeded');
   assert.is(found.length, 1);
   assert.match(found[0]!.message, /"tools" matching .*MCP server/);
-  assert.equal(checkLimits('zcode/global', tree('global'), limits), [], 'the corpus as it is passes');
+  assert.equal(checkLimits('zcode/global', tree('global'), limitCheck(limits)), [], 'the corpus as it is passes');
 });
 
 s.run();
