@@ -50,7 +50,8 @@ interface Arena {
   /** Texts encoded into it and not yet released. */
   live: number;
 }
-let arena: Arena = { bytes: Buffer.allocUnsafeSlow(ARENA_SIZE), used: 0, live: 0 };
+/** The arena being filled: none until a build encodes its first text. */
+let arena: Arena = { bytes: new Uint8Array(0), used: 0, live: 0 };
 const spares: Arena[] = [];
 /** The arena of each text not yet released: a text released twice is counted once. */
 const arenaOf = new WeakMap<Uint8Array, Arena>();
