@@ -334,16 +334,16 @@ export function releaseTexts(tree: VirtualTree): void {
  * findings, listed fields: what the manifest, the checks and the next build
  * read), and the text itself kept as its UTF-8 bytes (EmitOptions.encodeTexts).
  */
-function encodeText(path: string, file: TreeFile, leaks: LeakScan, limits: (path: string, file: TreeFile) => LimitHit[], listed: readonly RegExp[]): void {
-  const { sha256, bytes, encoded } = encodedText(renderedText(file));
-  const facts = factsOf(file);
+function encodeText(file: string, entry: TreeFile, leaks: LeakScan, limits: (path: string, file: TreeFile) => LimitHit[], listed: readonly RegExp[]): void {
+  const { sha256, bytes, encoded } = encodedText(renderedText(entry));
+  const facts = factsOf(entry);
   facts.sha256 = sha256;
   facts.bytes = bytes;
-  leaks.hitsOf(file);
-  limits(path, file);
-  if (listed.some((pattern) => pattern.test(path))) listedOf(file);
-  file.contents = encoded;
-  file.encoded = true;
+  leaks.hitsOf(entry);
+  limits(file, entry);
+  if (listed.some((pattern) => pattern.test(file))) listedOf(entry);
+  entry.contents = encoded;
+  entry.encoded = true;
 }
 
 /**
@@ -439,7 +439,7 @@ export function emitBundles(
     const leaks = leakScan(rootsOf(target), nodesByPath, compiled.allowedForeignPaths);
     const limits = limitCheck(scope.limits ?? []);
     const listed = listedFiles(scope);
-    const rendered = encodeTexts ? (path: string, file: TreeFile) => encodeText(path, file, leaks, limits, listed) : undefined;
+    const rendered = encodeTexts ? (file: string, entry: TreeFile) => encodeText(file, entry, leaks, limits, listed) : undefined;
     let shape: EmissionShape = {};
     let unitReuse = reuse ? bundleReuse(salt, reuse.previous(key)) : undefined;
     let tree = delta && unitReuse ? emitBundle({ ...input, reuse: unitReuse, delta, shape, rendered }) : null;

@@ -59,7 +59,7 @@ export interface EmitInput {
   /** Filled with what the next build's delta needs (render-units.ts EmissionShape). */
   shape?: EmissionShape;
   /** Given each file a unit renders as text, as soon as it is placed (pipeline.ts emitBundles: its facts read, its text encoded). */
-  rendered?: (path: string, file: TreeFile) => void;
+  rendered?: (file: string, entry: TreeFile) => void;
 }
 
 interface RenderedFile {
