@@ -41,7 +41,7 @@ import { recordMap } from './write/write-tree.ts';
 import { capabilityHookFindings } from './emit/hook-formats.ts';
 import { checkListing, listedFiles, listedOf, listingCost } from './report/listing-cost.ts';
 import { commandsOf, FULL_PROFILE, loadProfiles, profileLabel, selectProfile, type LoadedProfiles } from './compose/select-profile.ts';
-import { digestOf, byteLengthOf, factsOf, renderedText, type FileFacts, type LimitHit, type TreeFile, type VirtualTree } from './emit/virtual-tree.ts';
+import { digestOf, byteLengthOf, factsOf, isTextFile, renderedText, type FileFacts, type LimitHit, type TreeFile, type VirtualTree } from './emit/virtual-tree.ts';
 import { loadTargets } from './targets/load-targets.ts';
 import { DEFAULT_TARGETS_DIR, REPO_ROOT } from './locations.ts';
 import { SCOPE_IDS, type ScopeId, type Target } from './targets/target-types.ts';
@@ -321,7 +321,7 @@ function reusedForm(entry: TreeFile): TreeFile {
  */
 export function releaseTexts(tree: VirtualTree): void {
   for (const [file, entry] of tree) {
-    if (entry.reused || (typeof entry.contents !== 'string' && !entry.encoded)) continue;
+    if (entry.reused || !isTextFile(entry)) continue;
     digestOf(entry);
     byteLengthOf(entry);
     tree.set(file, reusedForm(entry));

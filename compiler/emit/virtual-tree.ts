@@ -73,6 +73,11 @@ export function factsOf(file: TreeFile): FileFacts {
   return (file.facts ??= {});
 }
 
+/** Whether a file holds text: rendered (a string, or its UTF-8 once encoded) or reused from a rendered one; else bytes shipped as they are. */
+export function isTextFile(file: TreeFile): boolean {
+  return typeof file.contents === 'string' || file.encoded === true;
+}
+
 /** A fact a reused or encoded file carries: its text is not there to read again. */
 export function keptFact<K extends keyof FileFacts>(file: TreeFile, key: K): NonNullable<FileFacts[K]> {
   const value = file.facts?.[key];

@@ -9,7 +9,7 @@ import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { TargetDefinition, TargetScope } from '../targets/target-types.ts';
 import { escapeRegExp } from '../util/text.ts';
 import { emittedFrontmatter, frontmatterScalar } from '../emit/emitted-frontmatter.ts';
-import { factsOf, keptFact, renderedText, type ListedFields, type TreeFile, type VirtualTree } from '../emit/virtual-tree.ts';
+import { factsOf, isTextFile, keptFact, renderedText, type ListedFields, type TreeFile, type VirtualTree } from '../emit/virtual-tree.ts';
 import type { Budgets } from '../check/check-budgets.ts';
 
 /** The ratio `~tokens` uses: about four UTF-8 bytes per token for English prose. */
@@ -46,7 +46,7 @@ export function listingCost(tree: VirtualTree, scope: TargetScope): ListingCost 
   let largest: { file: string; bytes: number } | null = null;
   for (const pattern of listedFiles(scope)) {
     for (const [file, entry] of tree) {
-      if (!pattern.test(file) || (typeof entry.contents !== 'string' && !entry.encoded)) continue;
+      if (!pattern.test(file) || !isTextFile(entry)) continue;
       const { name, description } = listedOf(entry);
       const entryText = `${name ?? path.posix.basename(file).replace(/\.[^.]+$/, '')}${description ?? ''}`;
       const entryBytes = Buffer.byteLength(entryText);
