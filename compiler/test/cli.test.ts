@@ -2,6 +2,7 @@
 // determinism across machines' settings, and the golden check.
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync, unlinkSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { cpSync } from 'node:fs';
 import { REPO_ROOT } from '../pipeline.ts';
@@ -96,6 +97,33 @@ cli('should pass the golden check on the committed goldens', () => {
   const result = runCli(['check']);
   assert.is(result.status, 0, result.stderr);
   assert.match(result.stdout, /golden check passed: \d+ bundle\(s\)/);
+});
+
+cli('should write the bytes the goldens hold: a build keeps rendered texts as their UTF-8, the check as strings', () => {
+  const out = temporaryDir('built');
+  const cache = temporaryDir('cache');
+  const result = runCli(['--all', '--out', out, '--cache', cache]);
+  assert.is(result.status, 0, result.stderr);
+  const list = (root: string, at = ''): string[] =>
+    readdirSync(path.join(root, at), { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? list(root, path.join(at, entry.name)) : [path.join(at, entry.name)]));
+  const built = new Set(list(out));
+  const golden = path.join(REPO_ROOT, 'golden');
+  let compared = 0;
+  for (const file of list(golden)) {
+    // Built code is kept in the goldens as its digest and size.
+    const digested = file.endsWith('.sha256') && built.has(file.slice(0, -'.sha256'.length)) ? file.slice(0, -'.sha256'.length) : null;
+    const name = digested ?? file;
+    assert.ok(built.delete(name), `built ${name}`);
+    const bytes = readFileSync(path.join(out, name));
+    const expected = digested ? `${createHash('sha256').update(bytes).digest('hex')}  ${bytes.length} bytes\n` : null;
+    if (expected !== null) assert.is(readFileSync(path.join(golden, file), 'utf8'), expected, name);
+    else assert.ok(bytes.equals(readFileSync(path.join(golden, file))), name);
+    compared += 1;
+  }
+  assert.equal([...built], [], 'every built file has its golden');
+  assert.ok(compared > 5_000, `compared ${compared}`);
+  rmSync(out, { recursive: true, force: true });
+  rmSync(cache, { recursive: true, force: true });
 });
 
 cli('should fail the golden check with a unified diff when one source byte changes, read through the build cache or not', () => {
