@@ -21,7 +21,7 @@ import { checkStepFiles } from './check/check-step-files.ts';
 import { checkVariants } from './check/check-variants.ts';
 import { checkLoopPoints } from './check/check-loop-points.ts';
 import { checkBudgets, loadBudgets, measureBudgets, type BudgetRow, type LoadedBudgets } from './check/check-budgets.ts';
-import { checkEmittedPaths, checkLimits, foreignRoots, leakScan, limitCheck, type ForeignRoots, type LeakScan } from './check/check-emitted.ts';
+import { checkEmittedPaths, checkLimits, foreignRoots, leakScan, limitCheck, type ForeignRoots, type LeakScan, type LimitCheck } from './check/check-emitted.ts';
 import { checkOnlyBlocks } from './check/check-only-blocks.ts';
 import { checkCliCalls, type CommandTable } from './check/check-cli-calls.ts';
 import { loadShellParser } from './load/cli-calls.ts';
@@ -41,7 +41,7 @@ import { recordMap } from './write/write-tree.ts';
 import { capabilityHookFindings } from './emit/hook-formats.ts';
 import { checkListing, listedFiles, listedOf, listingCost } from './report/listing-cost.ts';
 import { commandsOf, FULL_PROFILE, loadProfiles, profileLabel, selectProfile, type LoadedProfiles } from './compose/select-profile.ts';
-import { digestOf, byteLengthOf, factsOf, isTextFile, renderedText, type FileFacts, type LimitHit, type TreeFile, type VirtualTree } from './emit/virtual-tree.ts';
+import { digestOf, byteLengthOf, factsOf, isTextFile, renderedText, type FileFacts, type TreeFile, type VirtualTree } from './emit/virtual-tree.ts';
 import { loadTargets } from './targets/load-targets.ts';
 import { DEFAULT_TARGETS_DIR, REPO_ROOT } from './locations.ts';
 import { SCOPE_IDS, type ScopeId, type Target } from './targets/target-types.ts';
@@ -334,7 +334,7 @@ export function releaseTexts(tree: VirtualTree): void {
  * findings, listed fields: what the manifest, the checks and the next build
  * read), and the text itself kept as its UTF-8 bytes (EmitOptions.encodeTexts).
  */
-function encodeText(file: string, entry: TreeFile, leaks: LeakScan, limits: (path: string, file: TreeFile) => LimitHit[], listed: readonly RegExp[]): void {
+function encodeText(file: string, entry: TreeFile, leaks: LeakScan, limits: LimitCheck, listed: readonly RegExp[]): void {
   const { sha256, bytes, encoded } = encodedText(renderedText(entry));
   const facts = factsOf(entry);
   facts.sha256 = sha256;

@@ -228,14 +228,17 @@ function wordAround(text: string, index: number): { text: string; column: number
   return { text: text.slice(start, end).replace(/[.,;:]+$/, ''), column: start + 1 };
 }
 
-/** One bundle's limits, compiled once: a file's findings, in the order the target lists its limits (kept in its facts). */
-export function limitCheck(limits: readonly Limit[]): (path: string, file: TreeFile) => LimitHit[] {
+/** One bundle's limits: a file's findings, in the order the target lists its limits (kept in its facts). */
+export type LimitCheck = (path: string, file: TreeFile) => LimitHit[];
+
+/** The LimitCheck of a bundle's limits, each file pattern compiled once. */
+export function limitCheck(limits: readonly Limit[]): LimitCheck {
   const compiled = limits.map((limit) => ({ limit, files: new RegExp(limit.files) }));
   // A reused file's findings are in its facts (the cache key holds the target's limits), and so are an encoded one's.
   return (path, file) => (file.reused || file.encoded ? keptFact(file, 'limits') : (factsOf(file).limits = limitHits(path, file, compiled)));
 }
 
-export function checkLimits(bundle: string, tree: VirtualTree, hitsOf: (path: string, file: TreeFile) => LimitHit[]): Diagnostic[] {
+export function checkLimits(bundle: string, tree: VirtualTree, hitsOf: LimitCheck): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   for (const [path, file] of tree) {
     for (const hit of hitsOf(path, file)) diagnostics.push(diagnostic(`${bundle}/${path}`, hit.line, hit.column, 'limit-exceeded', hit.message));

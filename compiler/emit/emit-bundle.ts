@@ -72,9 +72,7 @@ interface RenderedFile {
 const builtFacts = new WeakMap<GeneratedFile, TextFacts>();
 export function generatedFacts(file: GeneratedFile): TextFacts {
   let facts = builtFacts.get(file);
-  if (facts === undefined) {
-    builtFacts.set(file, (facts = contentFacts(file.contents)));
-  }
+  if (facts === undefined) builtFacts.set(file, (facts = contentFacts(file.contents)));
   return facts;
 }
 
