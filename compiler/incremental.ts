@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { compareText } from './diagnostics.ts';
 import { randomUUID } from 'node:crypto';
-import { cacheEntryStamp, cacheIsResident, compilerFingerprint, hashParts, readCacheEntry, readTree, removeCacheEntry, writeCacheEntry } from './cache/build-cache.ts';
+import { cacheEntryStamp, cacheIsResident, compilerFingerprint, hashParts, readCacheEntry, readTree, removeCacheEntry, storedBytes, storedText, writeCacheEntry } from './cache/build-cache.ts';
 import type { SourceFile } from './load/read-source-tree.ts';
 import type { BundleRecord, CheckedRecords, OutputState } from './write/output-state.ts';
 import type { DiskListing } from './write/disk-check-thread.ts';
@@ -70,15 +70,15 @@ export interface StatePatch {
   units: Map<string, UnitsPatch>;
 }
 
-/** A build's records and units as written: records and units as JSON text per bundle. */
+/** A build's records and units as written: records and units as JSON per bundle (its UTF-8, storedBytes). */
 interface StateBase {
   /** A random id the head names: a head is read only with the base it was written against. */
   id: string;
   /** How many record and unit entries it holds: a head whose patch outweighs a quarter of it makes a new base. */
   weight: number;
-  /** Each bundle's record, or its JSON text as stored (StateRecords parses it when first asked for). */
-  bundles: Record<string, BundleRecord | string>;
-  units: Record<string, string | StoredUnits>;
+  /** Each bundle's record, or its JSON as stored (StateRecords parses it when first asked for). */
+  bundles: Record<string, BundleRecord | Uint8Array>;
+  units: Record<string, Uint8Array | StoredUnits>;
 }
 
 /**
@@ -101,7 +101,7 @@ export interface StoredState extends Omit<OutputState, 'bundles'> {
 
 /**
  * A state's records, each made when first asked for: the base's (as stored,
- * JSON text, or kept in memory) with the head's patch applied. A build with
+ * its JSON's bytes, or kept in memory) with the head's patch applied. A build with
  * nothing changed asks for none: the disk check reads each as the stored text
  * and the patch (listing), so no record is parsed or written out again.
  */
@@ -145,16 +145,17 @@ export class StateRecords implements CheckedRecords {
   listing(key: string): DiskListing {
     const stored = this.base.bundles[key];
     const made = this.made.get(key);
-    if (typeof stored !== 'string' || made !== undefined) return { listing: JSON.stringify(made ?? this.get(key) ?? null) };
+    if (!(stored instanceof Uint8Array) || made !== undefined) return { listing: JSON.stringify(made ?? this.get(key) ?? null) };
+    const listing = storedText(stored);
     const patch = this.patch.bundles.get(key);
-    return patch ? { listing: stored, patch: Object.entries(patch).map(([file, entry]) => [file, entry && [entry[1], entry[2], entry[3]]]) } : { listing: stored };
+    return patch ? { listing, patch: Object.entries(patch).map(([file, entry]) => [file, entry && [entry[1], entry[2], entry[3]]]) } : { listing };
   }
 
   private make(key: string): BundleRecord | null {
     const stored = this.base.bundles[key];
     const patch = this.patch.bundles.get(key);
     let record: BundleRecord | null;
-    if (typeof stored === 'string') record = parseRecord(stored);
+    if (stored instanceof Uint8Array) record = parseRecord(storedText(stored));
     else if (stored === undefined) record = patch ? {} : null;
     else record = patch && !this.owned ? { ...stored } : stored;
     if (record && patch) {
@@ -240,14 +241,15 @@ function decodeHead(value: unknown): Head | null {
   return { base: stored.base, inputKey: stored.inputKey, messages: { out: messages.out, err: messages.err }, built: stored.built, files: stored.files, patch: { bundles, units } };
 }
 
-/** As stored: records and units as JSON text, which reads back several times faster than the same data as structured-clone objects. */
-type StoredBase = Omit<StateBase, 'bundles' | 'units'> & { bundles: Record<string, string>; units: Record<string, string> };
+/** As stored: records and units as JSON, which reads back several times faster than the same data as structured-clone objects. */
+type StoredBase = Omit<StateBase, 'bundles' | 'units'> & { bundles: Record<string, Uint8Array>; units: Record<string, Uint8Array> };
 
 function decodeBase(value: unknown): StateBase | null {
   const stored = value as Partial<StoredBase> | null;
   if (!isObject(stored) || typeof stored.id !== 'string' || typeof stored.weight !== 'number' || !isObject(stored.bundles) || !isObject(stored.units)) return null;
-  // Records stay text until asked for (StateRecords).
-  if (!Object.values(stored.bundles).every((text) => typeof text === 'string')) return null;
+  // Records and units stay bytes until asked for (StateRecords, currentUnits).
+  const isBytes = (value: unknown) => value instanceof Uint8Array;
+  if (!Object.values(stored.bundles).every(isBytes) || !Object.values(stored.units).every(isBytes)) return null;
   return { id: stored.id, weight: stored.weight, units: stored.units, bundles: stored.bundles };
 }
 
@@ -273,7 +275,7 @@ export function writeOutputState(cacheDir: string, outRoot: string, previous: St
   // A base in memory (watch) is written only when the cache is flushed: a new one each build keeps parsed units at hand.
   if (!base || !patch || patchWeight(patch) * PATCH_SHARE > base.weight || cacheIsResident()) {
     const bundles = { ...previous?.records.all(), ...next.bundles };
-    const units: Record<string, string | StoredUnits> = {};
+    const units: Record<string, Uint8Array | StoredUnits> = {};
     for (const bundle of Object.keys(previous?.base.units ?? {})) {
       const stored = currentUnits(previous, bundle);
       if (stored !== undefined) units[bundle] = stored;
@@ -281,7 +283,7 @@ export function writeOutputState(cacheDir: string, outRoot: string, previous: St
     for (const [bundle, stored] of next.units) units[bundle] = stored;
     let weight = 0;
     for (const record of Object.values(bundles)) weight += Object.keys(record).length;
-    for (const stored of Object.values(units)) weight += typeof stored === 'string' ? 1 : stored.units.size;
+    for (const stored of Object.values(units)) weight += stored instanceof Uint8Array ? 1 : stored.units.size;
     base = { id: randomUUID(), weight, bundles, units };
     patch = { bundles: new Map(), units: new Map() };
     writeCacheEntry(cacheDir, stateName(outRoot, owner), key, base, encodeBase);
@@ -314,18 +316,18 @@ function encodeBase(base: StateBase): StoredBase {
   return {
     id: base.id,
     weight: base.weight,
-    bundles: Object.fromEntries(Object.entries(base.bundles).map(([key, record]) => [key, typeof record === 'string' ? record : JSON.stringify(record)])),
-    units: Object.fromEntries(Object.entries(base.units).map(([key, units]) => [key, typeof units === 'string' ? units : unitsText(units)])),
+    bundles: Object.fromEntries(Object.entries(base.bundles).map(([key, record]) => [key, record instanceof Uint8Array ? record : storedBytes(JSON.stringify(record))])),
+    units: Object.fromEntries(Object.entries(base.units).map(([key, units]) => [key, units instanceof Uint8Array ? units : storedBytes(unitsText(units))])),
   };
 }
 
-/** A bundle's units as the state says, the patch applied: as stored (text) when it has none, else parsed; undefined when it has none or they do not read. */
-function currentUnits(state: StoredState | null, bundle: string): string | StoredUnits | undefined {
+/** A bundle's units as the state says, the patch applied: as stored (bytes) when it has none, else parsed; undefined when it has none or they do not read. */
+function currentUnits(state: StoredState | null, bundle: string): Uint8Array | StoredUnits | undefined {
   const stored = state?.base.units[bundle];
   if (stored === undefined) return undefined;
   const patch = state!.patch.units.get(bundle);
   if (!patch) return stored;
-  const parsed = typeof stored === 'string' ? parseUnits(stored) : { salt: stored.salt, units: new Map(stored.units) };
+  const parsed = stored instanceof Uint8Array ? parseUnits(storedText(stored)) : { salt: stored.salt, units: new Map(stored.units) };
   if (!parsed) return undefined;
   for (const [unit, files] of patch) {
     if (files === null) parsed.units.delete(unit);
@@ -374,7 +376,7 @@ export function unitSource(state: StoredState | null, trusted: Readonly<Record<s
       const record = trusted[bundle];
       const stored = record ? currentUnits(state, bundle) : undefined;
       if (!record || stored === undefined) return undefined;
-      const units = typeof stored === 'string' ? parseUnits(stored) : stored;
+      const units = stored instanceof Uint8Array ? parseUnits(storedText(stored)) : stored;
       const held = heldBack?.get(bundle);
       return units ? { units, record, ...(held ? { heldBack: held } : {}) } : undefined;
     },

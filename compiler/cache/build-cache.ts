@@ -8,6 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
+import { isAscii } from 'node:buffer';
 import { compareText } from '../diagnostics.ts';
 import { listFiles } from '../util/list-files.ts';
 
@@ -294,6 +295,21 @@ export function writeBytesMap(cacheDir: string, name: string, key: string, previ
   // A new id, so that no delta written against an older base is read with this one.
   writeCacheEntry(cacheDir, name, key, { id: randomUUID(), entries: new Map(next), weight } satisfies BytesBase);
   removeCacheEntry(cacheDir, `${name}-delta`);
+}
+
+/**
+ * A text as an entry keeps it: its UTF-8. A string V8 builds from two-byte
+ * parts stays two bytes a character even when every character is ASCII (the
+ * JSON of records whose paths were cut from a text with an em dash), and is
+ * stored and read back so: twice the bytes to read, copy and fault in. The
+ * bytes read back are views of the entry's file, made text only when asked for.
+ */
+export const storedBytes = (text: string): Uint8Array => Buffer.from(text, 'utf8');
+
+/** A text storedBytes kept: ASCII (most) is copied as Latin-1 into a one-byte string, the rest decoded. */
+export function storedText(bytes: Uint8Array): string {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return buffer.toString(isAscii(buffer) ? 'latin1' : 'utf8');
 }
 
 export function removeCacheEntry(cacheDir: string, name: string): void {

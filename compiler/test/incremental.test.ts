@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { REPO_ROOT } from '../pipeline.ts';
 import { main, type Io } from '../cli.ts';
 import { suite, assert } from './harness.ts';
-import { hashParts, keepCacheResident, readCacheEntry, writeCacheEntry } from '../cache/build-cache.ts';
+import { hashParts, keepCacheResident, readCacheEntry, storedBytes, storedText, writeCacheEntry } from '../cache/build-cache.ts';
 import { normalizedPath } from '../emit/emit-bundle.ts';
 import { StateRecords } from '../incremental.ts';
 import { checkClaimed } from '../write/disk-check-thread.ts';
@@ -253,7 +253,7 @@ incremental('should fold a patch that outgrows a quarter of the base into a new 
 });
 
 incremental('should trust no record whose stored text does not read as one, in the build or in the check of the output', () => {
-  const base = { id: 'base', weight: 2, bundles: { 'a/global': 'not JSON', 'b/global': '[["x", "sha", 1, 420, 0]]', 'c/global': 'null' }, units: {} };
+  const base = { id: 'base', weight: 2, bundles: { 'a/global': storedBytes('not JSON'), 'b/global': storedBytes('[["x", "sha", 1, 420, 0]]'), 'c/global': storedBytes('null') }, units: {} };
   const records = new StateRecords(base, { bundles: new Map([['b/global', { y: ['sha', 1, 0o644, 0] as [string, number, number, number] }]]), units: new Map() }, true);
   assert.equal(records.keys().sort(), ['a/global', 'b/global', 'c/global']);
   for (const key of records.keys()) assert.is(records.get(key), undefined, key);
@@ -264,6 +264,19 @@ incremental('should trust no record whose stored text does not read as one, in t
   checkClaimed(out, records.keys().map((key) => ({ key, ...records.listing(key) })), new Int32Array(new SharedArrayBuffer(4)), (key, ok) => answers.push([key, ok]));
   assert.equal(answers.sort(), [['a/global', false], ['b/global', false], ['c/global', false]]);
   rmSync(out, { recursive: true, force: true });
+});
+
+incremental('should read back every stored record and its listing as written, ASCII or not', () => {
+  // JSON.stringify escapes lone surrogates, so a stored JSON text is well-formed UTF-16 and its UTF-8 exact.
+  const texts = ['', '{"a.md":["sha",1,420,0]}', JSON.stringify({ 'caf\u00e9 \u2014 \u{1F600}.md': ['sha', 2, 420, 0], 'x\ud800.md': ['sha', 3, 420, 0] })];
+  for (const text of texts) assert.is(storedText(storedBytes(text)), text);
+  // One view among others over the same bytes, as the entry's file is read back.
+  const whole = Buffer.concat([Buffer.from('prefix'), storedBytes(texts[2]!), Buffer.from('suffix')]);
+  const view = new Uint8Array(whole.buffer, whole.byteOffset + 6, whole.length - 12);
+  assert.is(storedText(view), texts[2]);
+  const records = new StateRecords({ id: 'base', weight: 2, bundles: { 'a/global': view }, units: {} }, { bundles: new Map(), units: new Map() }, true);
+  assert.is(records.listing('a/global').listing, texts[2]);
+  assert.equal(Object.keys(records.get('a/global')!), ['caf\u00e9 \u2014 \u{1F600}.md', 'x\ud800.md']);
 });
 
 incremental('should load no compiler stage and no parser for a build with nothing changed, or a check that replays its pass', () => {
