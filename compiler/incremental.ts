@@ -11,6 +11,7 @@ import type { BundleRecord, CheckedRecords, OutputState } from './write/output-s
 import type { DiskListing } from './write/disk-check-thread.ts';
 import type { Emission, StoredUnits, UnitSource } from './pipeline.ts';
 import type { ReusedFile } from './emit/render-units.ts';
+import type { ListedEntry } from './emit/virtual-tree.ts';
 import { contentDigest } from './emit/content-facts.ts';
 import os from 'node:os';
 
@@ -386,13 +387,20 @@ export function unitSource(state: StoredState | null, trusted: Readonly<Record<s
 /** A stored finding list: absent when empty (pipeline.ts storedUnits). */
 const findingList = (value: unknown) => value === undefined || Array.isArray(value);
 
+/** A stored listed entry: absent for a file not listed (emit/virtual-tree.ts ListedEntry). */
+const listedEntry = (value: unknown) => {
+  if (value === undefined) return true;
+  const entry = value as Partial<ListedEntry> | null;
+  return isObject(entry) && typeof entry.named === 'boolean' && Number.isSafeInteger(entry.bytes) && Number.isSafeInteger(entry.chars);
+};
+
 /** Whether a stored unit's files read as emit stores them (pipeline.ts storedUnits). */
 function unitFiles(value: unknown): boolean {
   if (!Array.isArray(value)) return false;
   for (const file of value as unknown[]) {
     const entry = file as Partial<ReusedFile> | null;
     const facts = entry?.facts;
-    if (typeof entry?.path !== 'string' || !facts || typeof facts !== 'object' || !findingList(facts.leaks) || !findingList(facts.limits)) return false;
+    if (typeof entry?.path !== 'string' || !facts || typeof facts !== 'object' || !findingList(facts.leaks) || !findingList(facts.limits) || !listedEntry(facts.listed)) return false;
   }
   return true;
 }

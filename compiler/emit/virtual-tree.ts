@@ -48,10 +48,17 @@ export interface LimitHit {
   message: string;
 }
 
-/** What a listed command's frontmatter gives the per-turn listing. */
-export interface ListedFields {
-  name?: string;
-  description?: string;
+/**
+ * What a listed command's frontmatter adds to the per-turn listing: the size
+ * of its name (when it has one; else the file's stem counts, added where the
+ * path is known) and description, in UTF-8 bytes and in characters. Sizes,
+ * not the prose: they are all the listing cost reads, and they keep the
+ * stored units ASCII (report/listing-cost.ts).
+ */
+export interface ListedEntry {
+  named: boolean;
+  bytes: number;
+  chars: number;
 }
 
 /** Facts derived from a file's bytes: plain data, stored in the build cache for reused files. */
@@ -62,7 +69,7 @@ export interface FileFacts {
   /** Leak hits known on every line but `lines` (each line's number, 1-based, and text), which the check scans (a manifest made from the last one). */
   leaksBeside?: { hits: LeakHit[]; lines: { line: number; text: string }[] };
   limits?: LimitHit[];
-  listed?: ListedFields;
+  listed?: ListedEntry;
 }
 
 /** Bundle-relative POSIX path → file, in sorted order. */

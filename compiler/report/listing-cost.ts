@@ -9,7 +9,7 @@ import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { TargetDefinition, TargetScope } from '../targets/target-types.ts';
 import { escapeRegExp } from '../util/text.ts';
 import { emittedFrontmatter, frontmatterScalar } from '../emit/emitted-frontmatter.ts';
-import { factsOf, isTextFile, keptFact, renderedText, type ListedFields, type TreeFile, type VirtualTree } from '../emit/virtual-tree.ts';
+import { factsOf, isTextFile, keptFact, renderedText, type ListedEntry, type TreeFile, type VirtualTree } from '../emit/virtual-tree.ts';
 import type { Budgets } from '../check/check-budgets.ts';
 
 /** The ratio `~tokens` uses: about four UTF-8 bytes per token for English prose. */
@@ -34,9 +34,9 @@ export function listedFiles(scope: TargetScope): RegExp[] {
     .map((surface) => new RegExp(`^${escapeRegExp(surface.path.replaceAll('{root}', scope.root)).replace(escapeRegExp('{name}'), '[^/]+')}$`));
 }
 
-/** A listed text file's name and description, read once (a reused file keeps them in its facts, and so does an encoded one). */
-export function listedOf(file: TreeFile): ListedFields {
-  return file.reused || file.encoded ? keptFact(file, 'listed') : (factsOf(file).listed = listedFields(renderedText(file)));
+/** A listed text file's entry, read once (a reused file keeps it in its facts, and so does an encoded one). */
+export function listedOf(file: TreeFile): ListedEntry {
+  return file.reused || file.encoded ? keptFact(file, 'listed') : (factsOf(file).listed = listedEntry(renderedText(file)));
 }
 
 export function listingCost(tree: VirtualTree, scope: TargetScope): ListingCost {
@@ -47,27 +47,28 @@ export function listingCost(tree: VirtualTree, scope: TargetScope): ListingCost 
   for (const pattern of listedFiles(scope)) {
     for (const [file, entry] of tree) {
       if (!pattern.test(file) || !isTextFile(entry)) continue;
-      const { name, description } = listedOf(entry);
-      const entryText = `${name ?? path.posix.basename(file).replace(/\.[^.]+$/, '')}${description ?? ''}`;
-      const entryBytes = Buffer.byteLength(entryText);
+      const listed = listedOf(entry);
+      // Without a name, the runtime lists the file's stem.
+      const stem = listed.named ? '' : path.posix.basename(file).replace(/\.[^.]+$/, '');
+      const entryBytes = listed.bytes + Buffer.byteLength(stem);
       listings += 1;
       bytes += entryBytes;
-      chars += [...entryText].length;
+      chars += listed.chars + [...stem].length;
       if (!largest || entryBytes > largest.bytes) largest = { file, bytes: entryBytes };
     }
   }
   return { shape: scope.commands.some((surface) => surface.nested) ? 'nested' : 'flat', listings, bytes, chars, tokens: Math.ceil(bytes / BYTES_PER_TOKEN), largest: largest?.file ?? null };
 }
 
-function listedFields(text: string): ListedFields {
+function listedEntry(text: string): ListedEntry {
   const frontmatter = emittedFrontmatter(text);
   const value = (key: string) => {
     const scalar = frontmatterScalar(frontmatter, key);
     return scalar ? String(scalar.value) : undefined;
   };
   const name = value('name');
-  const description = value('description');
-  return { ...(name !== undefined ? { name } : {}), ...(description !== undefined ? { description } : {}) };
+  const entry = `${name ?? ''}${value('description') ?? ''}`;
+  return { named: name !== undefined, bytes: Buffer.byteLength(entry), chars: [...entry].length };
 }
 
 /** The budget (source/budgets.json `listing.<profile>.<shape>`) and the runtime's own limit (target.json `listing`), as diagnostics. */

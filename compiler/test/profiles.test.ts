@@ -137,6 +137,13 @@ profiles('should measure the per-turn listing and fail past its budget and the r
   const scope = compiled.targets.find((target) => target.definition.id === 'claude')!.definition.scopes.global!;
   const cost = listingCost(tree, scope);
   assert.equal(cost, { shape: 'flat', listings: 1, bytes: 'gsd-startStart the work'.length, chars: 23, tokens: 6, largest: '.claude/skills/gsd-start/SKILL.md' });
+  // Without a name the file's stem is listed; bytes are UTF-8, characters code points.
+  const named = new Map(tree);
+  named.set('.claude/skills/gsd-plan/SKILL.md', { contents: '---\ndescription: Plan \u2014 caf\u00e9 \u{1F600}\n---\n\nBody.\n' });
+  named.set('.claude/skills/gsd-zed/SKILL.md', { contents: '---\nname: z\u00e9\n---\n' });
+  const entries = ['gsd-startStart the work', 'SKILLPlan \u2014 caf\u00e9 \u{1F600}', 'z\u00e9'];
+  const bytes = entries.reduce((sum, entry) => sum + Buffer.byteLength(entry), 0);
+  assert.equal(listingCost(named, scope), { shape: 'flat', listings: 3, bytes, chars: entries.reduce((sum, entry) => sum + [...entry].length, 0), tokens: Math.ceil(bytes / 4), largest: '.claude/skills/gsd-plan/SKILL.md' });
   const definition = { ...compiled.targets[0]!.definition, listing: { maxChars: 20, reason: 'a tiny list' } };
   assert.equal(checkListing('claude/global', cost, 'core', { ...definition, listing: { maxChars: 23, reason: 'at the limit' } }, { tiers: {}, listing: { core: { flat: 23 } } }), []);
   const found = checkListing('claude/global', cost, 'core', definition, { tiers: {}, listing: { core: { flat: 22 } } }).map((d) => formatDiagnostic(d));

@@ -164,9 +164,15 @@ units('should read stored units back as made, and refuse text of any other shape
     JSON.stringify({ salt: 's', units: [[1, [file]]] }),
     JSON.stringify({ salt: 's', units: [['key', [{ path: 'a.md' }]]] }),
     JSON.stringify({ salt: 's', units: [['key', [{ path: 'a.md', facts: { leaks: 'none' } }]]] }),
+    // A listed entry as an older store kept it (the prose), or of another shape.
+    JSON.stringify({ salt: 's', units: [['key', [{ path: 'a.md', facts: { listed: { name: 'gsd-x', description: 'Does x' } } }]]] }),
+    JSON.stringify({ salt: 's', units: [['key', [{ path: 'a.md', facts: { listed: { named: true, bytes: '12', chars: 12 } } }]]] }),
+    JSON.stringify({ salt: 's', units: [['key', [{ path: 'a.md', facts: { listed: null } }]]] }),
   ];
   for (const text of refused) assert.equal(parseUnits(text), null, text);
   assert.equal(parseUnits(JSON.stringify({ salt: 's', units: [['key', [file]]] })), { salt: 's', units: new Map([['key', [file]]]) });
+  const listed = { path: 'a.md', facts: { listed: { named: false, bytes: 9, chars: 7 } } };
+  assert.equal(parseUnits(JSON.stringify({ salt: 's', units: [['key', [listed]]] })), { salt: 's', units: new Map([['key', [listed]]]) });
 });
 
 
