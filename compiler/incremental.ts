@@ -388,7 +388,7 @@ export function unitSource(state: StoredState | null, trusted: Readonly<Record<s
 const findingList = (value: unknown) => value === undefined || Array.isArray(value);
 
 /** A stored listed entry: absent for a file not listed (emit/virtual-tree.ts ListedEntry). */
-const listedEntry = (value: unknown) => {
+const listedFact = (value: unknown) => {
   if (value === undefined) return true;
   const entry = value as Partial<ListedEntry> | null;
   return isObject(entry) && typeof entry.named === 'boolean' && Number.isSafeInteger(entry.bytes) && Number.isSafeInteger(entry.chars);
@@ -400,7 +400,7 @@ function unitFiles(value: unknown): boolean {
   for (const file of value as unknown[]) {
     const entry = file as Partial<ReusedFile> | null;
     const facts = entry?.facts;
-    if (typeof entry?.path !== 'string' || !facts || typeof facts !== 'object' || !findingList(facts.leaks) || !findingList(facts.limits) || !listedEntry(facts.listed)) return false;
+    if (typeof entry?.path !== 'string' || !facts || typeof facts !== 'object' || !findingList(facts.leaks) || !findingList(facts.limits) || !listedFact(facts.listed)) return false;
   }
   return true;
 }

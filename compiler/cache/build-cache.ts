@@ -300,9 +300,9 @@ export function writeBytesMap(cacheDir: string, name: string, key: string, previ
 /**
  * A text as an entry keeps it: its UTF-8. A string V8 builds from two-byte
  * parts stays two bytes a character even when every character is ASCII (the
- * JSON of records whose paths were cut from a text with an em dash), and is
- * stored and read back so: twice the bytes to read, copy and fault in. The
- * bytes read back are views of the entry's file, made text only when asked for.
+ * JSON.stringify of data holding one such part), and is stored and read back
+ * so: twice the bytes to read, copy and fault in. The bytes read back are
+ * views of the entry's file, made text only when asked for.
  */
 export const storedBytes = (text: string): Uint8Array => Buffer.from(text, 'utf8');
 
