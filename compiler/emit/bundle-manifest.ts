@@ -40,23 +40,18 @@ function manifestFile(path: string, file: TreeFile): ManifestFile {
 }
 
 /**
- * The manifest entry and line of a reused file, made once: a reused file is
- * never changed, and a resident build (watch) lays most of each bundle's last
- * files, the same objects, into its next tree.
+ * The manifest line of a reused file, made once for a build that keeps its
+ * manifest's parts (watch): a reused file is never changed, and such a build
+ * lays most of each bundle's last files, the same objects, into its next tree.
+ * Any other build makes each tree once: a memo would only keep its lines alive.
  */
-const reusedLines = new WeakMap<TreeFile, { path: string; file: ManifestFile; line: string }>();
+const reusedLines = new WeakMap<TreeFile, { path: string; line: string }>();
 
-function manifestEntry(path: string, file: TreeFile): { file: ManifestFile; line: string } {
-  if (!file.reused) {
-    const entry = manifestFile(path, file);
-    return { file: entry, line: manifestLine(entry) };
-  }
+function fileLine(path: string, file: TreeFile, kept: boolean): string {
+  if (!kept || !file.reused) return manifestLine(manifestFile(path, file));
   let known = reusedLines.get(file);
-  if (known === undefined || known.path !== path) {
-    const entry = manifestFile(path, file);
-    reusedLines.set(file, (known = { path, file: entry, line: manifestLine(entry) }));
-  }
-  return known;
+  if (known === undefined || known.path !== path) reusedLines.set(file, (known = { path, line: manifestLine(manifestFile(path, file)) }));
+  return known.line;
 }
 
 /** The manifest of a tree's entries, given in path order. */
@@ -84,15 +79,15 @@ function manifestWith(files: ManifestFile[], target: Target, scopeId: ScopeId, v
 
 /** JSON with one line per file, so a changed file is a one-line change in the goldens. */
 export function serializeManifest(manifest: BundleManifest): string {
-  return manifestText(manifest, manifest.files.map(manifestLine));
+  return manifestText(manifest.files.map(manifestLine), manifestTop(manifest));
 }
 
 /** What goes before each file's line in the manifest, and between two lines. */
 const LINE_INDENT = '    ';
 const LINE_BETWEEN = `,\n${LINE_INDENT}`;
 
-/** The manifest as serializeManifest writes it, its files' lines (manifestLine) given. */
-function manifestText(manifest: BundleManifest, lines: readonly string[], top = manifestTop(manifest)): string {
+/** The manifest as serializeManifest writes it, from its files' lines (manifestLine) and its top (manifestTop). */
+function manifestText(lines: readonly string[], top: string): string {
   return `${top},\n  "files": [\n${lines.length > 0 ? `${LINE_INDENT}${lines.join(LINE_BETWEEN)}` : ''}\n  ]\n}\n`;
 }
 
@@ -109,13 +104,13 @@ function manifestTop(manifest: BundleManifest): string {
   return JSON.stringify(head, null, 2).replace(/\n}$/, '');
 }
 
-export function readmeText(manifest: BundleManifest): string {
+/** README.txt of a bundle: its manifest's fields, whether it holds a file, and the files the installer merges (in manifest order). */
+export function readmeText(manifest: Omit<BundleManifest, 'files'>, holds: (path: string) => boolean, merged: readonly string[]): string {
   const name = `gsd-${manifest.target}-${manifest.scope}-${manifest.version}`;
-  const hasCli = manifest.files.some((file) => file.path === `${manifest.root}/${GSD_TOOLS}`);
+  const hasCli = holds(`${manifest.root}/${GSD_TOOLS}`);
   const global = manifest.scope === 'global';
   const where = global ? `~/${manifest.root}` : `${manifest.root}/ in your project`;
   const tools = `${manifest.root}/${GSD_TOOLS}`;
-  const merged = manifest.files.filter((file) => file.merge).map((file) => file.path);
   const moves = manifest.env.length > 0 ? ` (or where ${manifest.env.map((v) => `$${v}`).join(', then ')} points)` : '';
   const lines = [
     `GSD ${manifest.version} for ${manifest.runtime}, ${manifest.scope} scope (${name})`,
@@ -186,9 +181,8 @@ function sortedEntries(tree: VirtualTree): [string, TreeFile][] {
 export interface ManifestParts {
   /** The manifest without its files, as JSON: a delta needs the same. */
   head: string;
-  /** Each file's place in `files` and `lines`. */
+  /** Each file's place in `lines`. */
   places: ReadonlyMap<string, number>;
-  files: readonly ManifestFile[];
   lines: readonly string[];
   /** The manifest's text, where each file's line starts in it, and the line number of the first. */
   text: string;
@@ -218,7 +212,6 @@ export function addBundleManifest(
   const headText = delta ? JSON.stringify(head) : '';
   const last = delta?.last?.head === headText && delta.last.places.size === tree.size ? delta.last : undefined;
   const entries = last ? [...tree] : sortedEntries(tree);
-  let files: ManifestFile[];
   let lines: string[];
   let places: ReadonlyMap<string, number>;
   let text: string;
@@ -226,7 +219,6 @@ export function addBundleManifest(
   let firstLine: number;
   const manifestFile: TreeFile = { contents: '' };
   if (last) {
-    files = [...last.files];
     lines = [...last.lines];
     places = last.places;
     firstLine = last.firstLine;
@@ -240,10 +232,8 @@ export function addBundleManifest(
     const pieces: string[] = [];
     let from = 0;
     for (const at of changed) {
-      const entry = manifestEntry(entries[at]![0], entries[at]![1]);
-      files[at] = entry.file;
-      lines[at] = entry.line;
-      pieces.push(last.text.slice(from, last.starts[at]), entry.line);
+      lines[at] = fileLine(entries[at]![0], entries[at]![1], true);
+      pieces.push(last.text.slice(from, last.starts[at]), lines[at]!);
       from = last.starts[at]! + last.lines[at]!.length;
     }
     pieces.push(last.text.slice(from));
@@ -258,26 +248,21 @@ export function addBundleManifest(
       manifestFile.facts = { leaksBeside: { hits: lastLeaks.filter((hit) => !rescan.has(hit.line)), lines: changed.map((at) => ({ line: firstLine + at, text: lineOf(at) })) } };
     }
   } else {
-    files = [];
-    lines = [];
-    for (const [path, file] of entries) {
-      const entry = manifestEntry(path, file);
-      files.push(entry.file);
-      lines.push(entry.line);
-    }
+    lines = entries.map(([path, file]) => fileLine(path, file, delta !== undefined));
     places = delta ? new Map(entries.map(([path], index) => [path, index])) : new Map();
-    const top = manifestTop({ ...head, files });
-    text = manifestText({ ...head, files }, lines, top);
+    const top = manifestTop(head);
+    text = manifestText(lines, top);
     // After the top's lines comes the `"files": [` line, then one line per file.
     const beforeFirst = `${top},\n  "files": [\n${LINE_INDENT}`;
     starts = delta ? lineStarts(beforeFirst.length, lines) : [];
     firstLine = beforeFirst.split('\n').length;
   }
   manifestFile.contents = text;
-  const manifest: BundleManifest = { ...head, files };
-  const readme = readmeText(manifest);
+  const merged: string[] = [];
+  for (const [path, file] of entries) if (file.merge) merged.push(path);
+  const readme = readmeText(head, (path) => tree.has(path), merged);
   const readmeFile: TreeFile = last && last.readme.contents === readme ? last.readme : { contents: readme };
-  delta?.keep({ head: headText, places, files, lines, text, starts, firstLine, manifest: manifestFile, readme: readmeFile });
+  delta?.keep({ head: headText, places, lines, text, starts, firstLine, manifest: manifestFile, readme: readmeFile });
   const added = (
     [
       [MANIFEST_FILE, manifestFile],
