@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { cpSync } from 'node:fs';
 import { REPO_ROOT } from '../pipeline.ts';
+import { listFiles } from '../util/list-files.ts';
 import { escapeRegExp } from '../util/text.ts';
 import { suite, assert } from './harness.ts';
 import { copySource, FIXTURES, runCli, runCliAsync, snapshotTree, temporaryDir } from './fixture-support.ts';
@@ -104,12 +105,10 @@ cli('should write the bytes the goldens hold: a build keeps rendered texts as th
   const cache = temporaryDir('cache');
   const result = runCli(['--all', '--out', out, '--cache', cache]);
   assert.is(result.status, 0, result.stderr);
-  const list = (root: string, at = ''): string[] =>
-    readdirSync(path.join(root, at), { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? list(root, path.join(at, entry.name)) : [path.join(at, entry.name)]));
-  const built = new Set(list(out));
+  const built = new Set(listFiles(out));
   const golden = path.join(REPO_ROOT, 'golden');
   let compared = 0;
-  for (const file of list(golden)) {
+  for (const file of listFiles(golden)) {
     // Built code is kept in the goldens as its digest and size.
     const digested = file.endsWith('.sha256') && built.has(file.slice(0, -'.sha256'.length)) ? file.slice(0, -'.sha256'.length) : null;
     const name = digested ?? file;
