@@ -6,13 +6,12 @@ import path from 'node:path';
 import { compareText } from './diagnostics.ts';
 import { randomUUID } from 'node:crypto';
 import { cacheEntryStamp, cacheIsResident, compilerFingerprint, hashParts, readCacheEntry, readTree, removeCacheEntry, storedBytes, storedText, writeCacheEntry } from './cache/build-cache.ts';
-import type { SourceFile } from './load/read-source-tree.ts';
+import { sourceDigest, type SourceFile } from './load/read-source-tree.ts';
 import type { BundleRecord, CheckedRecords, OutputState } from './write/output-state.ts';
 import type { DiskListing } from './write/disk-check-thread.ts';
 import type { Emission, StoredUnits, UnitSource } from './pipeline.ts';
 import type { ReusedFile } from './emit/render-units.ts';
 import type { ListedEntry } from './emit/virtual-tree.ts';
-import { contentDigest } from './emit/content-facts.ts';
 import os from 'node:os';
 
 /**
@@ -35,7 +34,7 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
  * definition file, byte for byte.
  */
 export async function buildInputKey(files: readonly SourceFile[], targetsDir: string, options: unknown): Promise<string> {
-  return hashParts([compilerFingerprint(), JSON.stringify(options), 'targets', ...(await readTree(targetsDir)), 'source', ...files.flatMap((file) => [file.path, contentDigest(file.bytes)])]);
+  return hashParts([compilerFingerprint(), JSON.stringify(options), 'targets', ...(await readTree(targetsDir)), 'source', ...files.flatMap((file) => [file.path, sourceDigest(file)])]);
 }
 
 /**

@@ -11,7 +11,7 @@ import { loadMarkdown, withMarkdown } from './load/markdown-parsers.ts';
 import { compilerFingerprint, hasCacheEntry, hashParts, readBytesMap, readCacheEntry, readTree, writeBytesMap, writeCacheEntry } from './cache/build-cache.ts';
 import { loadHooks, loadSettingsHooks, type HookEntry } from './load/load-hooks.ts';
 import { detectLayout, loadLayout, type Layout } from './load/layout.ts';
-import { readSourceTree, type SourceFile } from './load/read-source-tree.ts';
+import { readSourceTree, sourceDigest, type SourceFile } from './load/read-source-tree.ts';
 import { firstPartySources, loadCapabilities, type Capability, type CapabilityHook, type CapabilitySource, type ConfigKeySpec, type SchemaNode } from './load/load-capabilities.ts';
 import { composeCapabilities, inComposedText, inlineSections, placeOwnFiles, remapDiagnostics, type LineOrigin } from './compose/compose-capabilities.ts';
 import { buildCorpusRuntime, bundleCorpusBuilder, type BuiltRuntime, type PreparedBuilder } from './load/build-runtime.ts';
@@ -31,10 +31,10 @@ import type { WhenVocabulary } from './load/parse-sections.ts';
 import { checkShellLiterals } from './check/check-shell-literals.ts';
 import { checkCodeCommands, checkCommandCells, shippedCommandNames } from './check/check-code-commands.ts';
 import { isConfigKey } from '../source/runtime/config/config.ts';
-import { emitBundle, generatedFacts, hookScriptName, type GeneratedFile } from './emit/emit-bundle.ts';
+import { emitBundle, generatedFacts, hookScriptName, verbatimFile, type GeneratedFile } from './emit/emit-bundle.ts';
 import type { BundleDelta, EmissionShape, LastEmission, ReusedFile, UnitReuse } from './emit/render-units.ts';
 import { nodeDigest } from './ir/node-digest.ts';
-import { contentDigest, encodedText, releaseEncoded } from './emit/content-facts.ts';
+import { encodedText, releaseEncoded } from './emit/content-facts.ts';
 import { MANIFEST_FILE, README_FILE } from './emit/bundle-manifest.ts';
 import type { BundleRecord } from './write/output-state.ts';
 import { recordMap } from './write/write-tree.ts';
@@ -190,7 +190,7 @@ export async function compile(options: CompileOptions): Promise<Compiled> {
   const generated: GeneratedFile[] = [
     // Built programs (a shebang line) are executables: mode 0755 in bundles and zips.
     ...built.map((file) => (startsWithShebang(file.contents) ? { ...file, executable: true } : file)),
-    ...assets.map((asset) => ({ path: asset.path, contents: asset.bytes, verbatim: true as const, ...(isScript(asset.path) ? { executable: true } : {}) })),
+    ...assets.map((asset) => verbatimFile(asset, isScript(asset.path))),
     // A corpus without a build step ships its hook scripts as written.
     ...(built.length > 0 ? [] : ir.nodes.filter((node) => node.kind === 'hook').map((node) => ({ path: `hooks/${node.path.split('/').pop()}`, contents: node.text, executable: true, verbatim: true as const }))),
     // A capability's hook scripts are built code of its own: shipped as written.
@@ -669,7 +669,7 @@ async function readConfigSchema(sourceDir: string, layout: Layout): Promise<Sche
  * covers the locked dependencies), so a prose edit reuses the last build.
  */
 async function cachedRuntime(options: CompileOptions, slot: string, files: readonly { path: string; bytes: Uint8Array }[], payloads: Record<string, unknown>, slices: Record<string, ConfigKeySpec>, builder: Promise<PreparedBuilder> | undefined): Promise<BuiltRuntime> {
-  const key = hashParts([compilerFingerprint(), JSON.stringify(payloads), JSON.stringify(slices), ...files.filter((file) => !file.path.endsWith('.md')).flatMap((file) => [file.path, contentDigest(file.bytes)])]);
+  const key = hashParts([compilerFingerprint(), JSON.stringify(payloads), JSON.stringify(slices), ...files.filter((file) => !file.path.endsWith('.md')).flatMap((file) => [file.path, sourceDigest(file)])]);
   if (!options.cacheDir) return uncachedRuntime(options.sourceDir, key, payloads, slices, builder);
   const cached = readCacheEntry<BuiltRuntime>(options.cacheDir, runtimeEntry(slot), key);
   if (cached && Array.isArray(cached.files) && Array.isArray(cached.diagnostics) && typeof cached.shipsCli === 'boolean') return cached;

@@ -44,7 +44,7 @@ export async function buildOnce(
   const cacheDir = cacheDirOf(values);
   const sourceDir = sourceOf(values);
   const { previous, checker, check } = options.checked ?? startDiskCheck(values);
-  const files = cacheDir ? await readSourceTree(sourceDir) : undefined;
+  const files = cacheDir ? await readSourceTree(sourceDir, { cacheDir }) : undefined;
   const inputKey = cacheDir
     ? await buildInputKey(files!, values.targets ?? DEFAULT_TARGETS_DIR, { target: values.target ?? null, scope: values.scope ?? null, all: values.all ?? false, layout: values.layout ?? null, profile: values.profile ?? null })
     : '';

@@ -28,7 +28,7 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
   const goldenRoot = values.golden ?? 'golden';
   // The corpus is read through the build cache, as a build reads it: after an edit only the changed documents are parsed.
   const cacheDir = cacheDirOf(values);
-  const files = cacheDir ? await readSourceTree(sourceOf(values)) : undefined;
+  const files = cacheDir ? await readSourceTree(sourceOf(values), { cacheDir }) : undefined;
   // The goldens' stamps, read first: a check with the same inputs as the last one that passed, against goldens not
   // touched since, passes again. Their digests come from the cache where a file's stamp is the one indexed.
   const goldens = indexedGoldens(goldenRoot, cacheDir);

@@ -27,6 +27,7 @@ import { CONFIG_MERGE_FORMATS } from '../targets/landing-policy.ts';
 import type { MergeFormat } from '../../source/runtime/install/bundle-types.ts';
 import { digestOf, type TreeFile, type VirtualTree } from './virtual-tree.ts';
 import type { HookEntry } from '../load/load-hooks.ts';
+import { sourceFacts, type SourceFile } from '../load/read-source-tree.ts';
 import { DEFAULT_PAYLOAD } from '../load/layout.ts';
 import { RELEASE_FILE } from '../../source/hooks/lib/release.ts';
 
@@ -74,6 +75,25 @@ export function generatedFacts(file: GeneratedFile): TextFacts {
   let facts = builtFacts.get(file);
   if (facts === undefined) builtFacts.set(file, (facts = contentFacts(file.contents)));
   return facts;
+}
+
+/**
+ * A corpus file shipped as the corpus has it: its facts are the source
+ * file's (read-source-tree.ts sourceFacts: from the stamp index, for a file
+ * not read), and its bytes are read only when a unit of it is rendered, not
+ * when the last build's is reused.
+ */
+export function verbatimFile(source: SourceFile, executable: boolean): GeneratedFile {
+  const file: GeneratedFile = {
+    path: source.path,
+    get contents() {
+      return source.bytes;
+    },
+    verbatim: true,
+    ...(executable ? { executable: true } : {}),
+  };
+  builtFacts.set(file, sourceFacts(source));
+  return file;
 }
 
 /** handlebars, loaded for the first command rendered from a template: an incremental build seldom renders one, and loading it costs every start. */

@@ -4,29 +4,16 @@
 // changed since the last one, and those a diff shows.
 import { lstatSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { hashParts, readCacheEntry, writeCacheEntry } from '../cache/build-cache.ts';
+import { hashParts } from '../cache/build-cache.ts';
+import { settledStamp, stampIndex } from '../cache/stamp-index.ts';
 import { contentDigest } from '../emit/content-facts.ts';
-import { SETTLED_MS } from '../util/settled.ts';
 import type { Diagnostic } from '../diagnostics.ts';
 import { goldenPaths, type GoldenFiles } from './compare-golden.ts';
 
 /** The owner's execute bit: what git keeps of a file's mode (100755 or 100644), whatever the umask of a checkout. */
 const EXECUTABLE = 0o100;
 
-/** The cache entry's key: the index depends on the files alone, not on the compiler. */
-const INDEX_FORMAT = 'golden-index/1';
-/** path → [stamp, sha256] */
-type Index = Map<string, [string, string]>;
-
 const indexName = (goldenRoot: string) => `golden-${hashParts([path.resolve(goldenRoot)]).slice(0, 24)}`;
-
-function decodeIndex(stored: unknown): Index | null {
-  if (!(stored instanceof Map)) return null;
-  for (const [file, entry] of stored) {
-    if (typeof file !== 'string' || !Array.isArray(entry) || entry.length !== 2 || typeof entry[0] !== 'string' || typeof entry[1] !== 'string') return null;
-  }
-  return stored as Index;
-}
 
 export interface IndexedGoldens {
   files: GoldenFiles;
@@ -48,8 +35,7 @@ export interface IndexedGoldens {
 /** The goldens under `goldenRoot`, their digests taken from `cacheDir`'s index where a file's stamp is the one indexed. */
 export function indexedGoldens(goldenRoot: string, cacheDir: string | null, now = Date.now()): IndexedGoldens {
   const { files: paths, links, strays } = goldenPaths(goldenRoot);
-  const known: Index = (cacheDir ? readCacheEntry(cacheDir, indexName(goldenRoot), INDEX_FORMAT, decodeIndex) : null) ?? new Map();
-  const settledBefore = BigInt(now - SETTLED_MS) * 1_000_000n;
+  const index = stampIndex(cacheDir, indexName(goldenRoot));
   const stats = new Map<string, { stamp: string | null; size: number; executable: boolean }>();
   for (const file of paths) {
     const full = path.join(goldenRoot, file);
@@ -59,11 +45,8 @@ export function indexedGoldens(goldenRoot: string, cacheDir: string | null, now 
       continue;
     }
     const stat = lstatSync(full, { bigint: true });
-    const settled = stat.mtimeNs < settledBefore && stat.ctimeNs < settledBefore;
-    stats.set(file, { stamp: settled ? `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}` : null, size: Number(stat.size), executable: (Number(stat.mode) & EXECUTABLE) !== 0 });
+    stats.set(file, { stamp: settledStamp(stat, now), size: Number(stat.size), executable: (Number(stat.mode) & EXECUTABLE) !== 0 });
   }
-  const next: Index = new Map();
-  let changed = false;
   const read = new Map<string, Uint8Array>();
   // Read after the stat: a change in between gives bytes newer than the stamp, which the next check's stat sees as a change.
   const bytes = (file: string) => {
@@ -78,16 +61,10 @@ export function indexedGoldens(goldenRoot: string, cacheDir: string | null, now 
     executable: (file) => stats.get(file)!.executable,
     digest: (file) => {
       const { stamp } = stats.get(file)!;
-      const kept = known.get(file);
-      if (stamp !== null && kept !== undefined && kept[0] === stamp) {
-        next.set(file, kept);
-        return kept[1];
-      }
+      const known = index.known(file, stamp);
+      if (known !== undefined) return known;
       const digest = contentDigest(bytes(file));
-      if (stamp !== null) {
-        next.set(file, [stamp, digest]);
-        changed = true;
-      }
+      index.learn(file, stamp, digest);
       return digest;
     },
     bytes,
@@ -98,8 +75,6 @@ export function indexedGoldens(goldenRoot: string, cacheDir: string | null, now 
     strays,
     links,
     stamp: trusted ? hashParts(paths.flatMap((file) => [file, stats.get(file)!.stamp!])) : null,
-    save: () => {
-      if (cacheDir && (changed || next.size !== known.size)) writeCacheEntry(cacheDir, indexName(goldenRoot), INDEX_FORMAT, next);
-    },
+    save: index.save,
   };
 }

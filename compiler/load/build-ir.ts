@@ -13,8 +13,7 @@ import { parseSections, type WhenVocabulary } from './parse-sections.ts';
 import { parseOnlyBlocks } from './parse-only-blocks.ts';
 import { parseLoopPoints } from './parse-loop-points.ts';
 import { scanLines } from './scan-lines.ts';
-import type { SourceFile } from './read-source-tree.ts';
-import { contentDigest } from '../emit/content-facts.ts';
+import { sourceDigest, type SourceFile } from './read-source-tree.ts';
 import { knownNodeDigest, nodeDigest } from '../ir/node-digest.ts';
 
 /** Kinds whose frontmatter is metadata; a template's frontmatter is example text. */
@@ -53,7 +52,7 @@ export interface EarlierParse {
   layout: Layout;
   vocabulary: WhenVocabulary;
   outline: boolean;
-  files: ReadonlyMap<string, { bytes: Uint8Array; place: string; entry: MemoEntry }>;
+  files: ReadonlyMap<string, { file: SourceFile; place: string; entry: MemoEntry }>;
 }
 
 /** The only findings a node's parse takes from the when vocabulary (parse-sections.ts): a node without them parses the same under a larger one. */
@@ -103,7 +102,7 @@ export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary
   const assets: SourceFile[] = [];
   const outline = options.outline ?? false;
   const earlier = options.earlier && widens(options.earlier, layout, vocabulary, outline) ? options.earlier.files : undefined;
-  const parsed = new Map<string, { bytes: Uint8Array; place: string; entry: MemoEntry }>();
+  const parsed = new Map<string, { file: SourceFile; place: string; entry: MemoEntry }>();
   for (const file of files) {
     const classified = classifyPath(layout, file.path);
     if (classified === 'ignored') continue;
@@ -118,7 +117,7 @@ export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary
     const memo = options.memo;
     const place = `${classified.kind}\0${classified.name}\0${classified.parent ?? ''}\0${classified.variant ?? ''}`;
     // The file by its digest: taken once per bytes (a resident build's unchanged file is the same bytes: read-source-tree.ts).
-    const key = memo ? hashParts([memo.salt, layout.payload, file.path, classified.kind, classified.name, classified.parent ?? '', contentDigest(file.bytes)]) : '';
+    const key = memo ? hashParts([memo.salt, layout.payload, file.path, classified.kind, classified.name, classified.parent ?? '', sourceDigest(file)]) : '';
     const stored = memo?.previous.get(key);
     let entry: MemoEntry | null = stored ? (readBack.get(stored) ?? null) : null;
     if (stored && !entry) {
@@ -134,7 +133,7 @@ export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary
     let fresh = false;
     if (!entry && earlier) {
       const seen = earlier.get(file.path);
-      if (seen && seen.place === place && sameBytes(seen.bytes, file.bytes) && !seen.entry.diagnostics.some((found) => VOCABULARY_CODES.has(found.code))) {
+      if (seen && seen.place === place && (seen.file === file || sameBytes(seen.file.bytes, file.bytes)) && !seen.entry.diagnostics.some((found) => VOCABULARY_CODES.has(found.code))) {
         entry = seen.entry;
         fresh = true;
       }
@@ -164,7 +163,8 @@ export function buildIr(files: readonly SourceFile[], vocabulary: WhenVocabulary
       memo!.next.set(key, stored!);
     }
     knownNodeDigest(entry!.node, entry!.digest);
-    parsed.set(file.path, { bytes: file.bytes, place, entry: entry! });
+    // The file, not its bytes: one whose digest the stamp index gave is not read for this (read-source-tree.ts).
+    parsed.set(file.path, { file, place, entry: entry! });
     const node = entry!.node;
     diagnostics.push(...entry.diagnostics);
     nodes.push(node);

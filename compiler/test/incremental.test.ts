@@ -3,7 +3,7 @@
 // a cached build is byte for byte (modes included) what a build from scratch
 // writes; and a cache entry that is corrupt or from another compiler is
 // ignored and rebuilt, never trusted.
-import { appendFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { REPO_ROOT } from '../pipeline.ts';
@@ -101,6 +101,41 @@ incremental('should write byte-identical output to a clean build after edits, ad
   const box = sandbox();
   await editSequence(box);
   rmSync(path.dirname(box.source), { recursive: true, force: true });
+});
+
+incremental("should take settled source files' digests from their stamps, and read one only where a unit of it is rendered again (upstream corpus, verbatim files)", async () => {
+  const root = temporaryDir('stamped-sources');
+  const source = path.join(root, 'corpus');
+  cpSync(path.join(REPO_ROOT, 'node_modules/@opengsd/gsd-core'), source, { recursive: true });
+  const build = (out: string, cache: string[]) => run(['--target', 'claude', '--scope', 'global', '--source', source, '--out', out, ...cache]);
+  const out = path.join(root, 'out');
+  const cache = ['--cache', path.join(root, 'cache')];
+  assert.is((await build(out, cache)).status, 0);
+  // Settled: the next build takes every unchanged file's digest from the stamp index and reads none of them for it.
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, SETTLED_MS + 100);
+  assert.is((await build(out, cache)).status, 0, 'indexed');
+  const bundle = path.join(out, 'claude/global');
+  const sameAsClean = async (step: string) => {
+    const clean = path.join(root, 'clean');
+    assert.is((await build(clean, ['--no-cache'])).status, 0);
+    assert.equal([...snapshotTree(bundle)], [...snapshotTree(path.join(clean, 'claude/global'))], step);
+    rmSync(clean, { recursive: true, force: true });
+  };
+  // A verbatim file and a workflow edited: read (their stamps changed), every other unit reused with the indexed facts.
+  appendFileSync(path.join(source, 'gsd-core/bin/lib/adapter-declarative.cjs'), '\n// edited\n');
+  appendFileSync(path.join(source, 'gsd-core/workflows/add-backlog.md'), '\nOne more line.\n');
+  const edited = await build(out, cache);
+  assert.is(edited.status, 0, edited.err);
+  assert.ok(writtenOf(edited.out) <= 3, `expected the two edited files and the manifest written, found ${edited.out}`);
+  assert.match(readFileSync(path.join(bundle, '.claude/gsd-core/bin/lib/adapter-declarative.cjs'), 'utf8'), /\/\/ edited\n$/);
+  await sameAsClean('edits');
+  // A file removed from the output by hand: the bundle is written whole again, every verbatim file from bytes read now.
+  rmSync(path.join(bundle, '.claude/gsd-core/bin/lib/adapter-imperative.cjs'));
+  const rewritten = await build(out, cache);
+  assert.is(rewritten.status, 0, rewritten.err);
+  assert.ok(writtenOf(rewritten.out) > 900, rewritten.out);
+  await sameAsClean('a file removed from the output');
+  rmSync(root, { recursive: true, force: true });
 });
 
 incremental('should write the same output with the cache kept in memory (watch), and leave a state on disk that the next build trusts', async () => {
