@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { UsageError, type Io } from './cli/args.ts';
 import { HELP, type Verb } from './cli/help.ts';
 import { prestartDiskCheckThread } from './write/disk-check-thread.ts';
+import { SourceChangedError } from './load/source-changed.ts';
 
 export type { Io } from './cli/args.ts';
 
@@ -65,9 +66,9 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       io.err(`Run 'gsd-build ${verb === 'build' ? '' : `${verb} `}--help' for usage.`);
       return 2;
     }
-    // A folder that cannot be made, a file that cannot be written (an --out or --golden under a file, no permission):
-    // said in one line, with its path. Anything else is a fault of ours, and shows its stack.
-    if (isFileSystemError(error)) {
+    // A folder that cannot be made, a file that cannot be written (an --out or --golden under a file, no permission), a
+    // source file changed under the build: said in one line, with its path. Anything else is a fault of ours, and shows its stack.
+    if (isFileSystemError(error) || error instanceof SourceChangedError) {
       io.err(`gsd-build: ${error.message}`);
       return 1;
     }

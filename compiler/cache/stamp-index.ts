@@ -42,6 +42,8 @@ export interface StampIndex {
   learn(file: string, stamp: string | null, digest: string): void;
   /** Stores the index of the files asked about this time (a no-op without a cache, or when it is the stored one). */
   save(): void;
+  /** Drops every digest, stored at once: one proved not to be its file's bytes' (saved meanwhile, or a forged entry), so the next build reads every file. */
+  distrust(): void;
 }
 
 /** The index stored under `name` in `cacheDir` (none without a cache; a corrupt or foreign entry reads as empty). */
@@ -63,6 +65,11 @@ export function stampIndex(cacheDir: string | null, name: string): StampIndex {
     },
     save() {
       if (cacheDir && (changed || next.size !== stored.size)) writeCacheEntry(cacheDir, name, INDEX_FORMAT, next);
+    },
+    distrust() {
+      next.clear();
+      stored.clear();
+      if (cacheDir) writeCacheEntry(cacheDir, name, INDEX_FORMAT, next);
     },
   };
 }

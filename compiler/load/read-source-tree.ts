@@ -11,6 +11,7 @@ import { contentDigest, contentFacts, type TextFacts } from '../emit/content-fac
 import { SETTLED_MS } from '../util/settled.ts';
 import path from 'node:path';
 import { listFiles } from '../util/list-files.ts';
+import { SourceChangedError } from './source-changed.ts';
 
 export interface SourceFile {
   /** POSIX path relative to the tree root. */
@@ -30,7 +31,8 @@ export function sourceDigest(file: SourceFile): string {
   return sourceFacts(file).sha256;
 }
 
-const indexName = (root: string) => `source-${hashParts([path.resolve(root)]).slice(0, 24)}`;
+/** The cache entry of a source tree's stamp index. */
+export const sourceIndexName = (root: string) => `source-${hashParts([path.resolve(root)]).slice(0, 24)}`;
 
 /**
  * Read with synchronous calls: a thousand small files read three to four
@@ -45,7 +47,7 @@ export async function readSourceTree(root: string, { cacheDir = null, settledMs 
   const paths = listFiles(root, (name) => name.startsWith('.') || name === 'node_modules');
   const kept = residentMemo(`source-files ${path.resolve(root)}`, () => new Map<string, KeptFile>());
   if (!kept && !cacheDir) return paths.map((file) => ({ path: file, bytes: readFileSync(path.join(root, file)) }));
-  const index = stampIndex(cacheDir, indexName(root));
+  const index = stampIndex(cacheDir, sourceIndexName(root));
   const now = Date.now();
   const files = paths.map((file) => sourceFile(root, file, { kept, index, now, settledMs }));
   if (kept && kept.size > files.length) {
@@ -73,15 +75,15 @@ interface KeptFile {
 function sourceFile(root: string, file: string, seen: { kept: Map<string, KeptFile> | null; index: StampIndex; now: number; settledMs: number }): SourceFile {
   const full = path.join(root, file);
   const stats = statSync(full, { bigint: true });
-  const stamp = fileStamp(stats);
   const settled = settledStamp(stats, seen.now, seen.settledMs);
+  const stamp = settled ?? fileStamp(stats);
   const known = seen.index.known(file, settled);
   const held = seen.kept?.get(file);
   if (held && held.stamp === stamp) {
     if (known === undefined) seen.index.learn(file, settled, contentDigest(held.bytes));
     return { path: file, bytes: held.bytes };
   }
-  if (known !== undefined && !seen.kept) return unreadFile(file, full, { sha256: known, bytes: Number(stats.size) });
+  if (known !== undefined && !seen.kept) return unreadFile(file, full, { sha256: known, bytes: Number(stats.size) }, seen.index);
   // Read after the stat: a change in between gives bytes newer than the stamp, which the next build's stat sees as a change.
   const bytes = readFileSync(full);
   if (settled !== null) seen.kept?.set(file, { stamp, bytes });
@@ -93,10 +95,11 @@ function sourceFile(root: string, file: string, seen: { kept: Map<string, KeptFi
 /**
  * A file whose digest the stamp index gave, read when its bytes are first
  * asked for. Bytes other than the digest's (the file was saved while this
- * build ran) are refused: what the build already took from the digest (its
- * key, a manifest's line) would not be of them.
+ * build ran, or the index lied) are refused: what the build already took from
+ * the digest (its key, a manifest's line) would not be of them; the index is
+ * then not trusted again (StampIndex.distrust).
  */
-function unreadFile(file: string, full: string, facts: TextFacts): SourceFile {
+function unreadFile(file: string, full: string, facts: TextFacts, index: StampIndex): SourceFile {
   let bytes: Uint8Array | undefined;
   const unread: SourceFile = {
     path: file,
@@ -106,9 +109,13 @@ function unreadFile(file: string, full: string, facts: TextFacts): SourceFile {
         try {
           read = readFileSync(full);
         } catch (error) {
-          throw new Error(`cannot read ${file}, listed when this build began: ${(error as Error).message}`);
+          index.distrust();
+          throw new SourceChangedError(`${full}: cannot be read since this build listed it (${(error as Error).message}); nothing was written: build again`);
         }
-        if (contentDigest(read) !== facts.sha256) throw new Error(`${file} changed while this build ran; build again`);
+        if (contentDigest(read) !== facts.sha256) {
+          index.distrust();
+          throw new SourceChangedError(`${full}: changed since this build took its digest (saved while the build ran); nothing was written: build again`);
+        }
         bytes = read;
       }
       return bytes;

@@ -3,7 +3,7 @@
 // a cached build is byte for byte (modes included) what a build from scratch
 // writes; and a cache entry that is corrupt or from another compiler is
 // ignored and rebuilt, never trusted.
-import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { REPO_ROOT } from '../pipeline.ts';
@@ -14,6 +14,9 @@ import { normalizedPath } from '../emit/emit-bundle.ts';
 import { StateRecords } from '../incremental.ts';
 import { checkClaimed } from '../write/disk-check-thread.ts';
 import { SETTLED_MS } from '../util/settled.ts';
+import { settledStamp, stampIndex } from '../cache/stamp-index.ts';
+import { sourceIndexName } from '../load/read-source-tree.ts';
+import { listFiles } from '../util/list-files.ts';
 import { MINI_CORPUS as CORPUS, miniSandbox as sandbox, snapshotTree, temporaryDir, type Sandbox } from './fixture-support.ts';
 
 const incremental = suite('incremental builds');
@@ -136,6 +139,25 @@ incremental("should take settled source files' digests from their stamps, and re
   assert.ok(writtenOf(rewritten.out) > 900, rewritten.out);
   await sameAsClean('a file removed from the output');
   rmSync(root, { recursive: true, force: true });
+});
+
+incremental('should stop, writing nothing, when a source file is not the bytes its stamp promised, and trust that index no more', async () => {
+  const box = sandbox();
+  assert.is((await build(box)).status, 0);
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, SETTLED_MS + 100);
+  // A stamp index that lies (as one would for a file saved between the listing and its read): every settled file's
+  // stamp with a digest of no bytes it has.
+  const index = stampIndex(box.cache, sourceIndexName(box.source));
+  for (const file of listFiles(box.source)) index.learn(file, settledStamp(statSync(path.join(box.source, file), { bigint: true })), 'f'.repeat(64));
+  index.save();
+  const before = [...snapshotTree(box.out)];
+  const refused = await build(box);
+  assert.is(refused.status, 1);
+  assert.match(refused.err, new RegExp(`^gsd-build: ${box.source.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/[^\n]+: changed since this build took its digest \\(saved while the build ran\\); nothing was written: build again$`));
+  assert.equal([...snapshotTree(box.out)], before, 'the output as it was, no temporary folder left');
+  // The index is not trusted again: the next build reads every file and writes what a clean build does.
+  await assertSameAsClean(box, 'after a lying index');
+  rmSync(path.dirname(box.source), { recursive: true, force: true });
 });
 
 incremental('should write the same output with the cache kept in memory (watch), and leave a state on disk that the next build trusts', async () => {
