@@ -102,7 +102,7 @@ function selectedRecords(records: CheckedRecords, values: ParsedValues<typeof BU
 }
 
 /** Quiet time after the last change before a rebuild: editors save in bursts. */
-export const WATCH_DEBOUNCE_MS = 150;
+export const WATCH_DEBOUNCE_MS = 40;
 /**
  * How long a disk check started at a change (watch) stays good for the rebuild it precedes: past this (a long burst
  * of changes), the rebuild checks again.

@@ -200,6 +200,37 @@ state('should find every change with a kept checker, which lists a folder again 
   }
 });
 
+/** Changes to a file in place: the inode every link of it shares, so every bundle holding a link has changed. */
+const SHARED_CHANGES: [string, (file: string) => void][] = [
+  ['bytes appended', (file) => appendFileSync(file, 'more\n')],
+  ['same bytes, new mtime', (file) => utimesSync(file, 1, 1)],
+  ['mode changed', (file) => chmodSync(file, 0o600)],
+];
+
+state('should find a change to a file that bundles share as links, with a kept checker that reads each file once a check', async () => {
+  const keys = ['t/global', 't/local', 'u/global'];
+  for (const [what, change] of [...SHARED_CHANGES, ['replaced in one bundle', (file: string) => (rmSync(file), writeFileSync(file, '# A, by hand\n'))] as const]) {
+    const out = temporaryDir('output-state');
+    const { records } = await writeBundles(out, new Map(keys.map((key) => [key, TREE])), {});
+    const shared = (key: string) => path.join(out, key, 'skills/gsd-a/SKILL.md');
+    assert.equal(new Set(keys.map((key) => lstatSync(shared(key)).ino)).size, 1, 'one file, linked into every bundle');
+    // Settled at once: the second check takes each folder's entries from its stamp, and each file's inode from the first.
+    const checker = new DiskChecker({ keepFolderStamps: true, settledMs: 0, threads: 2 });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      for (const round of ['first', 'second', 'third']) assert.equal([...(await checker.check(out, records))].sort(), keys, `${what}: ${round} check`);
+      change(shared('t/local'));
+      // The change shows through whichever link a check reads the file by; a replaced link only in its own bundle.
+      const expected = what === 'replaced in one bundle' ? ['t/global', 'u/global'] : [];
+      assert.equal([...(await checker.check(out, records))].sort(), expected, what);
+      assert.equal([...(await checker.check(out, records))].sort(), expected, `${what}: again`);
+    } finally {
+      await checker.stop();
+    }
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
 state('should leave no descriptor open after an update in place, of the files it replaced or wrote', async () => {
   if (!existsSync('/proc/self/fd')) return;
   const { out, record } = await written();

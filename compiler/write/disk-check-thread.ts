@@ -36,13 +36,14 @@ function read(listing) {
     if (!Array.isArray(entry) || entry.length !== 4) return null;
     files.set(file, [entry[1], entry[2], entry[3]]);
   }
-  return { files, folders: null, children: null, stamps: null };
+  return { files, folders: null, children: null, stamps: null, inodes: null };
 }
 function patch(known, key, changes) {
   const listing = known.get(key);
   if (!listing || !Array.isArray(changes)) return known.delete(key);
   for (const change of changes) {
     if (!Array.isArray(change) || typeof change[0] !== 'string') return known.delete(key);
+    if (listing.inodes) listing.inodes.delete(change[0]);
     if (change[1] === null) listing.files.delete(change[0]);
     else if (Array.isArray(change[1]) && change[1].length === 3) listing.files.set(change[0], change[1]);
     else return known.delete(key);
@@ -71,34 +72,51 @@ function childrenOf(listing) {
   for (const folder of foldersOf(listing)) of(path.posix.dirname(folder)).folders.push(folder);
   return (listing.children = children);
 }
-// settledBefore (ms since the epoch) or null: a folder's stamp (inode, mtime, ctime) is kept when it last changed before
-// then, and a later check whose folder has that stamp still takes its entries to be the ones found (adding, removing or
-// renaming an entry changes the folder's mtime and ctime), so reads no listing of it.
-function matches(root, listing, settledBefore) {
+// settledBefore (ms since the epoch) or null: a folder's stamp (device, inode, mtime, ctime) is kept when it last
+// changed before then, and a later check whose folder has that stamp still takes its entries to be the ones found
+// (adding, removing or renaming an entry changes the folder's mtime and ctime), so reads no listing of it; and each
+// file's inode, so that a file in such a folder whose inode this check has read already (a hard link: two thirds of
+// the upstream output's files) is not read again. seen: device → inode → the stats read in this check.
+function matches(root, listing, settledBefore, seen) {
   const record = listing.files;
   const folders = foldersOf(listing);
   const stamps = new Map();
+  const inodes = settledBefore !== null ? new Map() : null;
   let fileCount = 0;
   let folderCount = 0;
-  const fileMatches = (child) => {
+  // dev: the device of the file's folder when its entries are the ones last found, else undefined.
+  const fileMatches = (child, dev) => {
     const expected = record.get(child);
     if (!expected) return false;
     fileCount += 1;
-    // Joined by hand: the record's paths are relative, '/'-separated and normal (path.join's normalising was a third of the check).
-    const stats = fs.lstatSync(root + '/' + child, { throwIfNoEntry: false });
-    return !!stats && stats.isFile() && stats.size === expected[0] && (stats.mode & 0o777) === expected[1] && stats.mtimeMs === expected[2];
+    const ino = dev !== undefined && listing.inodes ? listing.inodes.get(child) : undefined;
+    const known = ino !== undefined ? seen.get(dev) : undefined;
+    let stats = known !== undefined ? known.get(ino) : undefined;
+    if (stats === undefined) {
+      // Joined by hand: the record's paths are relative, '/'-separated and normal (path.join's normalising was a third of the check).
+      stats = fs.lstatSync(root + '/' + child, { throwIfNoEntry: false });
+      if (!stats) return false;
+      if (inodes !== null && Number.isSafeInteger(stats.ino)) {
+        let byInode = seen.get(stats.dev);
+        if (byInode === undefined) seen.set(stats.dev, (byInode = new Map()));
+        byInode.set(stats.ino, stats);
+      }
+    }
+    if (inodes !== null) inodes.set(child, stats.ino);
+    return stats.isFile() && stats.size === expected[0] && (stats.mode & 0o777) === expected[1] && stats.mtimeMs === expected[2];
   };
   const walk = (relative) => {
     const full = relative ? root + '/' + relative : root;
     if (settledBefore !== null) {
       const stats = fs.lstatSync(full, { bigint: true, throwIfNoEntry: false });
       if (!stats || !stats.isDirectory()) return false;
-      const stamp = stats.ino + ':' + stats.mtimeNs + ':' + stats.ctimeNs;
+      const stamp = stats.dev + ':' + stats.ino + ':' + stats.mtimeNs + ':' + stats.ctimeNs;
       const changed = stats.mtimeNs > stats.ctimeNs ? stats.mtimeNs : stats.ctimeNs;
       if (Number(changed / 1000000n) < settledBefore) stamps.set(relative, stamp);
       if (listing.stamps && listing.stamps.get(relative) === stamp) {
         const own = childrenOf(listing).get(relative) || { files: [], folders: [] };
-        for (const file of own.files) if (!fileMatches(file)) return false;
+        const dev = Number(stats.dev);
+        for (const file of own.files) if (!fileMatches(file, dev)) return false;
         for (const folder of own.folders) {
           folderCount += 1;
           if (!walk(folder)) return false;
@@ -118,7 +136,7 @@ function matches(root, listing, settledBefore) {
         folderCount += 1;
         if (!folders.has(child) || !walk(child)) return false;
       } else if (entry.isFile()) {
-        if (!fileMatches(child)) return false;
+        if (!fileMatches(child, undefined)) return false;
       } else return false;
     }
     return true;
@@ -126,10 +144,11 @@ function matches(root, listing, settledBefore) {
   const ok = walk('') && fileCount === record.size && folderCount === folders.size;
   // Stamps vouch for entries found as recorded, so only a match keeps them.
   listing.stamps = ok && settledBefore !== null ? stamps : null;
+  listing.inodes = ok ? inodes : null;
   return ok;
 }
 // Whether a bundle of a check is on disk as the listing it brings says (read, then its patch applied), or the one held (known).
-function checkOne(known, outRoot, job, settledBefore) {
+function checkOne(known, outRoot, job, settledBefore, seen) {
   if (typeof job.listing === 'string') {
     const listing = read(job.listing);
     if (listing) known.set(job.key, listing);
@@ -138,7 +157,7 @@ function checkOne(known, outRoot, job, settledBefore) {
   }
   const listing = known.get(job.key);
   try {
-    return !!listing && matches(path.join(outRoot, job.key), listing, typeof settledBefore === 'number' ? settledBefore : null);
+    return !!listing && matches(path.join(outRoot, job.key), listing, typeof settledBefore === 'number' ? settledBefore : null, seen);
   } catch {
     return false;
   }
@@ -159,13 +178,15 @@ parentPort.on('message', (message) => {
     return;
   }
   const claims = message.claims instanceof SharedArrayBuffer ? new Int32Array(message.claims) : null;
+  // The files read in this check, for the hard links to them in the bundles checked after (matches).
+  const seen = new Map();
   for (let next = 0; ; next += 1) {
     // The next place in the list: from the count this thread shares with the main thread, or simply the next.
     const at = claims ? Atomics.add(claims, 0, 1) : next;
     if (at >= message.bundles.length) break;
     const job = message.bundles[at];
     // Each bundle as soon as it is checked: a build may start writing it while the next is checked.
-    parentPort.postMessage({ id: message.id, key: job.key, ok: checkOne(known, message.outRoot, job, message.settledBefore) });
+    parentPort.postMessage({ id: message.id, key: job.key, ok: checkOne(known, message.outRoot, job, message.settledBefore, seen) });
   }
   parentPort.postMessage({ id: message.id, done: true });
 });
@@ -184,7 +205,7 @@ export interface DiskCheckJob extends Partial<DiskListing> {
 }
 
 interface MainThreadCheck {
-  checkOne(known: Map<string, unknown>, outRoot: string, job: DiskCheckJob, settledBefore: null): boolean;
+  checkOne(known: Map<string, unknown>, outRoot: string, job: DiskCheckJob, settledBefore: null, seen: null): boolean;
 }
 let mainThreadCheck: MainThreadCheck | undefined;
 
@@ -202,7 +223,7 @@ export function checkClaimed(outRoot: string, jobs: readonly DiskCheckJob[], cla
     const at = Atomics.add(claims, 0, 1);
     if (at >= jobs.length) return;
     const job = jobs[at]!;
-    answer(job.key, mainThreadCheck.checkOne(known, outRoot, job, null));
+    answer(job.key, mainThreadCheck.checkOne(known, outRoot, job, null, null));
     known.clear();
   }
 }

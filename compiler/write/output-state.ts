@@ -181,9 +181,11 @@ export class DiskChecker {
     return running.length > 0 ? Promise.all(running.map((worker) => worker.terminate())) : undefined;
   }
 
+  /** A target's bundles go to one thread: its scopes share most files (hard links), which a thread reads once (disk-check-thread.ts). */
   private ownerOf(key: string): number {
-    let owner = this.owners.get(key);
-    if (owner === undefined) this.owners.set(key, (owner = this.owners.size % this.workers.length));
+    const target = key.slice(0, key.indexOf('/') >>> 0);
+    let owner = this.owners.get(target);
+    if (owner === undefined) this.owners.set(target, (owner = this.owners.size % this.workers.length));
     return owner;
   }
 
