@@ -105,7 +105,13 @@ export function leakScan(roots: ForeignRoots, nodesByPath: ReadonlyMap<string, I
     return hits;
   };
   // Read once per file: a reused file's are in its facts (the cache key holds every input of this check), and so are an encoded one's.
-  return { hitsOf: (file) => (file.reused || file.encoded ? keptFact(file, 'leaks') : (factsOf(file).leaks = file.facts?.leaksBeside ? hitsBeside(file, roots, nodesByPath, allowed) : scan(file))) };
+  // A delta's manifest (its bytes, or its text) has its hits but on its changed lines, which are scanned (leaksBeside).
+  return {
+    hitsOf: (file) => {
+      if (file.facts?.leaksBeside) return (factsOf(file).leaks = hitsBeside(file, roots, nodesByPath, allowed));
+      return file.reused || file.encoded ? keptFact(file, 'leaks') : (factsOf(file).leaks = scan(file));
+    },
+  };
 }
 
 export function checkEmittedPaths(bundle: string, tree: VirtualTree, scan: LeakScan): Diagnostic[] {

@@ -6,7 +6,8 @@
 import { compareText } from '../diagnostics.ts';
 import type { ScopeId, Target } from '../targets/target-types.ts';
 import type { BundleManifest, ManifestCapability, ManifestFile } from '../../source/runtime/install/bundle-types.ts';
-import { byteLengthOf, digestOf, type TreeFile, type VirtualTree } from './virtual-tree.ts';
+import { createHash } from 'node:crypto';
+import { byteLengthOf, digestOf, factsOf, type TreeFile, type VirtualTree } from './virtual-tree.ts';
 
 export type { BundleManifest, ManifestFile } from '../../source/runtime/install/bundle-types.ts';
 
@@ -91,13 +92,6 @@ function manifestText(lines: readonly string[], top: string): string {
   return `${top},\n  "files": [\n${lines.length > 0 ? `${LINE_INDENT}${lines.join(LINE_BETWEEN)}` : ''}\n  ]\n}\n`;
 }
 
-/** Where each file's line starts in the manifest's text (manifestText), the first at `first`. */
-function lineStarts(first: number, lines: readonly string[]): number[] {
-  const starts = new Array<number>(lines.length);
-  for (let at = 0, offset = first; at < lines.length; offset += lines[at]!.length + LINE_BETWEEN.length, at += 1) starts[at] = offset;
-  return starts;
-}
-
 /** The manifest's text up to its files (manifestText), the last field's comma not yet written. */
 function manifestTop(manifest: BundleManifest): string {
   const { files: _files, ...head } = manifest;
@@ -177,6 +171,11 @@ function sortedEntries(tree: VirtualTree): [string, TreeFile][] {
 /**
  * What addBundleManifest made for a bundle, kept with its emission (watch) so
  * that the manifest of its next delta changes only its changed files' lines.
+ * The manifest is kept as its UTF-8 bytes, in one of two buffers that the
+ * bundle's deltas take in turn: a new text of its size (over 128 KiB for most
+ * bundles) is a new large object in V8's heap, on memory touched for the first
+ * time (a page fault per 4 KiB), where a buffer used again is memory touched
+ * already.
  */
 export interface ManifestParts {
   /** The manifest without its files, as JSON: a delta needs the same. */
@@ -184,19 +183,57 @@ export interface ManifestParts {
   /** Each file's place in `lines`. */
   places: ReadonlyMap<string, number>;
   lines: readonly string[];
-  /** The manifest's text, where each file's line starts in it, and the line number of the first. */
-  text: string;
-  starts: readonly number[];
+  /** The manifest's UTF-8 (a view of `buffer`), where each file's line starts in it and its length, in bytes. */
+  bytes: Uint8Array;
+  byteStarts: readonly number[];
+  byteLengths: readonly number[];
+  /** The buffer `bytes` is in, and the one the next delta writes into (the last but one's, no longer read). */
+  buffer: Buffer;
+  spare: Buffer | null;
+  /** The line number of the first file's line. */
   firstLine: number;
   manifest: TreeFile;
   readme: TreeFile;
 }
 
 /**
+ * The manifest of a delta: the last one's bytes with the changed lines (`at`: their places, in order; `fresh`: their
+ * new text) put in, written into the last one's spare buffer when it is large enough.
+ */
+function patchedManifest(last: ManifestParts, at: readonly number[], fresh: readonly string[]): Pick<ManifestParts, 'bytes' | 'byteStarts' | 'byteLengths' | 'buffer' | 'spare'> {
+  const freshLengths = fresh.map((line) => Buffer.byteLength(line, 'utf8'));
+  let size = last.bytes.length;
+  for (let index = 0; index < at.length; index += 1) size += freshLengths[index]! - last.byteLengths[at[index]!]!;
+  // Room to grow by a few lines before a new buffer.
+  const buffer = last.spare !== null && last.spare.length >= size ? last.spare : Buffer.allocUnsafeSlow(size + (size >> 3));
+  const byteStarts = [...last.byteStarts];
+  const byteLengths = [...last.byteLengths];
+  let written = 0;
+  let from = 0;
+  let shift = 0;
+  for (let index = 0; index < at.length; index += 1) {
+    const place = at[index]!;
+    // Unchanged lines keep their bytes; each start moves by what the changed lines before it grew or shrank.
+    for (let line = place + 1, end = index + 1 < at.length ? at[index + 1]! : byteStarts.length; line < end; line += 1) byteStarts[line] = last.byteStarts[line]! + shift + freshLengths[index]! - last.byteLengths[place]!;
+    buffer.set(last.bytes.subarray(from, last.byteStarts[place]), written);
+    written += last.byteStarts[place]! - from;
+    byteStarts[place] = written;
+    written += buffer.write(fresh[index]!, written, 'utf8');
+    byteLengths[place] = freshLengths[index]!;
+    from = last.byteStarts[place]! + last.byteLengths[place]!;
+    shift += freshLengths[index]! - last.byteLengths[place]!;
+  }
+  buffer.set(last.bytes.subarray(from), written);
+  return { bytes: buffer.subarray(0, size), byteStarts, byteLengths, buffer, spare: last.buffer };
+}
+
+/**
  * Adds the manifest and README.txt to a bundle's tree (the manifest covers
  * every other file); the result is in path order. Given the parts made for
  * the bundle's last tree, whose paths this tree has in the same order, and the
- * files that differ from it (`changed`), only their lines are made again.
+ * files that differ from it (`changed`), only their lines are made again, and
+ * the manifest is its UTF-8 bytes (`bytes`: no limit of the target reads the
+ * manifest's text), else that text.
  */
 export function addBundleManifest(
   tree: VirtualTree,
@@ -205,7 +242,7 @@ export function addBundleManifest(
   version: string,
   capabilities: readonly ManifestCapability[] = [],
   profile?: string,
-  delta?: { last: ManifestParts | undefined; changed: readonly string[]; keep: (parts: ManifestParts) => void },
+  delta?: { last: ManifestParts | undefined; changed: readonly string[]; bytes: boolean; keep: (parts: ManifestParts) => void },
 ): VirtualTree {
   if (tree.has(MANIFEST_FILE) || tree.has(README_FILE)) throw new Error(`internal: a bundle file is emitted at ${MANIFEST_FILE} or ${README_FILE}`);
   const head = manifestWith([], target, scope, version, capabilities, profile);
@@ -214,9 +251,8 @@ export function addBundleManifest(
   const entries = last ? [...tree] : sortedEntries(tree);
   let lines: string[];
   let places: ReadonlyMap<string, number>;
-  let text: string;
-  let starts: number[];
   let firstLine: number;
+  let kept: Pick<ManifestParts, 'bytes' | 'byteStarts' | 'byteLengths' | 'buffer' | 'spare'> | null = null;
   const manifestFile: TreeFile = { contents: '' };
   if (last) {
     lines = [...last.lines];
@@ -228,41 +264,43 @@ export function addBundleManifest(
       return at;
     });
     changed.sort((a, b) => a - b);
-    // The last text with the changed files' lines put in: the rest is the same, so it is not joined again line by line.
-    const pieces: string[] = [];
-    let from = 0;
-    for (const at of changed) {
-      lines[at] = fileLine(entries[at]![0], entries[at]![1], true);
-      pieces.push(last.text.slice(from, last.starts[at]), lines[at]!);
-      from = last.starts[at]! + last.lines[at]!.length;
-    }
-    pieces.push(last.text.slice(from));
-    text = pieces.join('');
-    starts = lineStarts(last.starts[0]!, lines);
+    for (const at of changed) lines[at] = fileLine(entries[at]![0], entries[at]![1], true);
+    // The last bytes with the changed files' lines put in: the rest is the same, so it is not made again line by line.
+    kept = patchedManifest(last, changed, changed.map((at) => lines[at]!));
+    if (delta!.bytes) {
+      manifestFile.contents = kept.bytes;
+      manifestFile.facts = { sha256: createHash('sha256').update(kept.bytes).digest('hex'), bytes: kept.bytes.length };
+    } else manifestFile.contents = Buffer.from(kept.bytes.buffer, kept.bytes.byteOffset, kept.bytes.length).toString('utf8');
     const lastLeaks = last.manifest.facts?.leaks;
     if (lastLeaks) {
       // The lines of files that did not change are the last manifest's, and so are their leak hits: the check scans the
       // rest, each line as the text has it (its indent, and its comma but on the last).
       const rescan = new Set(changed.map((at) => firstLine + at));
-      const lineOf = (at: number) => text.slice(starts[at]! - LINE_INDENT.length, at + 1 < lines.length ? starts[at + 1]! - LINE_BETWEEN.length + 1 : starts[at]! + lines[at]!.length);
-      manifestFile.facts = { leaksBeside: { hits: lastLeaks.filter((hit) => !rescan.has(hit.line)), lines: changed.map((at) => ({ line: firstLine + at, text: lineOf(at) })) } };
+      const lineOf = (at: number) => `${LINE_INDENT}${lines[at]!}${at + 1 < lines.length ? ',' : ''}`;
+      factsOf(manifestFile).leaksBeside = { hits: lastLeaks.filter((hit) => !rescan.has(hit.line)), lines: changed.map((at) => ({ line: firstLine + at, text: lineOf(at) })) };
     }
   } else {
     lines = entries.map(([path, file]) => fileLine(path, file, delta !== undefined));
     places = delta ? new Map(entries.map(([path], index) => [path, index])) : new Map();
     const top = manifestTop(head);
-    text = manifestText(lines, top);
+    const text = manifestText(lines, top);
+    manifestFile.contents = text;
     // After the top's lines comes the `"files": [` line, then one line per file.
     const beforeFirst = `${top},\n  "files": [\n${LINE_INDENT}`;
-    starts = delta ? lineStarts(beforeFirst.length, lines) : [];
     firstLine = beforeFirst.split('\n').length;
+    if (delta) {
+      const buffer = Buffer.from(text, 'utf8');
+      const byteLengths = lines.map((line) => Buffer.byteLength(line, 'utf8'));
+      const byteStarts = new Array<number>(lines.length);
+      for (let at = 0, offset = Buffer.byteLength(beforeFirst, 'utf8'); at < lines.length; offset += byteLengths[at]! + LINE_BETWEEN.length, at += 1) byteStarts[at] = offset;
+      kept = { bytes: buffer, byteStarts, byteLengths, buffer, spare: null };
+    }
   }
-  manifestFile.contents = text;
   const merged: string[] = [];
   for (const [path, file] of entries) if (file.merge) merged.push(path);
   const readme = readmeText(head, (path) => tree.has(path), merged);
   const readmeFile: TreeFile = last && last.readme.contents === readme ? last.readme : { contents: readme };
-  delta?.keep({ head: headText, places, lines, text, starts, firstLine, manifest: manifestFile, readme: readmeFile });
+  if (kept) delta!.keep({ head: headText, places, lines, ...kept, firstLine, manifest: manifestFile, readme: readmeFile });
   const added = (
     [
       [MANIFEST_FILE, manifestFile],

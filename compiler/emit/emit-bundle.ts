@@ -17,7 +17,7 @@ import { composeString, composeText } from '../compose/compose-text.ts';
 import { rewriteRoot } from '../compose/rewrite-root.ts';
 import { routedCommands, routerReads } from './nest-routers.ts';
 import { hookFiles, hookFormat, runtimeHooks } from './hook-formats.ts';
-import { addBundleManifest, type ManifestParts } from './bundle-manifest.ts';
+import { addBundleManifest, MANIFEST_FILE, type ManifestParts } from './bundle-manifest.ts';
 import { contentFacts, type TextFacts } from './content-facts.ts';
 import { nodeDigest } from '../ir/node-digest.ts';
 import type { BundleDelta, EmissionShape, UnitReuse } from './render-units.ts';
@@ -307,7 +307,9 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     return { id: c.id, version: c.version, origin: c.origin, source: c.source, digest: c.digest, hooks: c.own.hooks.length > 0, files };
   });
   // Kept shapes keep the manifest's parts too; a delta makes its manifest from the last one's.
-  const manifestDelta = shape ? { last: delta?.last.manifest, changed: shape.changed ?? [], keep: (parts: ManifestParts) => (shape.manifest = parts) } : undefined;
+  // As bytes unless a limit of the target reads the manifest's text (check-emitted.ts limitHits).
+  const bytes = !(scope.limits ?? []).some((limit) => new RegExp(limit.files).test(MANIFEST_FILE));
+  const manifestDelta = shape ? { last: delta?.last.manifest, changed: shape.changed ?? [], bytes, keep: (parts: ManifestParts) => (shape.manifest = parts) } : undefined;
   return addBundleManifest(body, target, scopeId, version, capabilities, profile, manifestDelta);
 }
 

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { allBundles, compile, emitBundles, releaseTexts, REPO_ROOT, type Compiled } from '../pipeline.ts';
 import { byteLengthOf, digestOf, type TreeFile, type VirtualTree } from '../emit/virtual-tree.ts';
-import { bytesOf, isBundleMetadata, manifestLine, MANIFEST_FILE, README_FILE, type BundleManifest, type ManifestFile } from '../emit/bundle-manifest.ts';
+import { addBundleManifest, bytesOf, isBundleMetadata, manifestLine, MANIFEST_FILE, README_FILE, type BundleManifest, type ManifestFile, type ManifestParts } from '../emit/bundle-manifest.ts';
 import { schemaValidator } from '../schemas.ts';
 import { contentDigest, encodedText, releaseEncoded, textFacts } from '../emit/content-facts.ts';
 import { suite, assert } from './harness.ts';
@@ -185,6 +185,27 @@ manifests('should fill the digest and size of a text file together, and keep bot
   const before = [...copy].map(([file, entry]) => [file, digestOf(entry), byteLengthOf(entry)]);
   releaseTexts(copy);
   assert.equal([...copy].map(([file, entry]) => [file, digestOf(entry), byteLengthOf(entry)]), before);
+});
+
+manifests('should make a delta\'s manifest from the last one\'s bytes, the same as one made whole, whatever the lines\' lengths', () => {
+  const target = compiled.targets.find((candidate) => candidate.definition.id === 'claude')!;
+  // Files whose lines change length (a size of 2 bytes, then 20; 4, then 400), some named past ASCII, some between them unchanged.
+  const text = (length: number) => 'x'.repeat(length);
+  const names = ['a.md', 'b caf\u00e9.md', 'c.md', 'd \u2014 \u{1F600}.md', 'e.md', 'f.md'];
+  const treeOf = (sizes: readonly number[]): VirtualTree => new Map(names.map((name, index) => [`.claude/${name}`, { contents: text(sizes[index]!) }] as [string, TreeFile]));
+  let parts: ManifestParts | undefined;
+  let last: number[] | null = null;
+  for (const sizes of [[1, 2, 3, 4, 5, 6], [1, 20, 3, 400, 5, 6], [100, 2, 3, 4, 5, 6000], [1, 2, 3, 4, 5, 6], [1, 99999, 3, 0, 5, 6]]) {
+    const tree = treeOf(sizes);
+    const changed = last === null ? [] : names.filter((_, index) => sizes[index] !== last![index]).map((name) => `.claude/${name}`);
+    const made = addBundleManifest(tree, target, 'global', '1.0.0', [], undefined, { last: parts, changed, bytes: true, keep: (kept) => (parts = kept) });
+    const whole = addBundleManifest(treeOf(sizes), target, 'global', '1.0.0');
+    const manifest = made.get(MANIFEST_FILE)!;
+    assert.ok(Buffer.from(bytesOf(manifest)).equals(Buffer.from(bytesOf(whole.get(MANIFEST_FILE)!))), `sizes ${sizes}`);
+    assert.equal([digestOf(manifest), byteLengthOf(manifest)], [digestOf(whole.get(MANIFEST_FILE)!), byteLengthOf(whole.get(MANIFEST_FILE)!)]);
+    if (last !== null) assert.ok(manifest.contents instanceof Uint8Array, 'a delta\'s manifest is its bytes');
+    last = sizes;
+  }
 });
 
 manifests.run();

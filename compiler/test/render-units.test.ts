@@ -191,6 +191,8 @@ units('should emit in a resident build only what changed since the last emission
   // hits of the lines it did not change and scans the others).
   const oddName = 'gsd-core/references/a .claude b.md';
   writeFileSync(path.join(box.source, oddName), '# Odd\n\nIts name is the finding.\n');
+  // A name past ASCII: a delta's manifest is patched by byte, and its lines after this one start further in bytes than in characters.
+  writeFileSync(path.join(box.source, 'gsd-core/references/caf\u00e9 \u2014 \u{1F600}.md'), '# Caf\u00e9\n');
   // A router: where a runtime nests routed commands (a namespace), other lives under it.
   const router = (requires: string) => `---\nname: gsd:ns-route\ndescription: "Routes to the other command"\nallowed-tools:\n  - Read\n${requires}---\nRoutes /gsd-other.\n`;
   writeFileSync(path.join(box.source, 'commands/gsd/ns-route.md'), router('requires:\n  - other\n'));
@@ -204,7 +206,10 @@ units('should emit in a resident build only what changed since the last emission
     const run = emitBundles(now, selections, undefined, residentFrom(last));
     const clean = emitBundles(now, selections);
     assert.equal(run.diagnostics, clean.diagnostics, name);
-    for (const [key, tree] of clean.bundles) assert.equal(filesOf(run.bundles.get(key)!), filesOf(tree), `${name}: ${key}`);
+    for (const [key, tree] of clean.bundles) {
+      assert.equal(filesOf(run.bundles.get(key)!), filesOf(tree), `${name}: ${key}`);
+      assert.ok(Buffer.from(bytesOf(run.bundles.get(key)!.get(MANIFEST_FILE)!)).equals(Buffer.from(bytesOf(tree.get(MANIFEST_FILE)!))), `${name}: ${key} manifest`);
+    }
     for (const [key, tree] of run.bundles) {
       // A delta's changed files are all there is to write: every other file is the last emission's own (reused).
       const changed = new Set(run.changedFiles.get(key) ?? [...tree.keys()]);
