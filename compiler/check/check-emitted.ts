@@ -38,6 +38,23 @@ const LONGEST_PREFIX = Math.max(...ROOT_PREFIXES.map((prefix) => prefix.length))
  * followed by a GSD payload folder.
  */
 export function foreignRoots(own: Target, all: readonly Target[], payload: string = DEFAULT_PAYLOAD): ForeignRoots {
+  // What the roots are made of, as a key: a resident build (watch) makes the same ones on every rebuild, each with its
+  // finder's tables and patterns (a tenth of a one-edit rebuild's emit).
+  const rootsOf = (target: Target) => Object.values(target.definition.scopes).map((scope) => (scope as TargetScope).root);
+  const key = JSON.stringify([payload, rootsOf(own), all.map((target) => (target === own ? null : [target.definition.name, rootsOf(target)]))]);
+  let made = madeRoots.get(key);
+  if (made === undefined) {
+    if (madeRoots.size >= MADE_ROOTS_KEPT) madeRoots.clear();
+    madeRoots.set(key, (made = makeForeignRoots(own, all, payload)));
+  }
+  return made;
+}
+
+/** foreignRoots made, by what they are made of; a handful per target set, cleared past MADE_ROOTS_KEPT. */
+const madeRoots = new Map<string, ForeignRoots>();
+const MADE_ROOTS_KEPT = 256;
+
+function makeForeignRoots(own: Target, all: readonly Target[], payload: string): ForeignRoots {
   const GSD_PAYLOAD = gsdPayload(payload);
   const ownRoots = new Set(Object.values(own.definition.scopes).map((scope) => (scope as TargetScope).root));
   const owners: { root: string; owner: string }[] = [];
