@@ -62,6 +62,17 @@ watchSuite('should rebuild on an edit, print a diagnostic and keep the last good
     writeFileSync(workflow, readFileSync(workflow, 'utf8').replace(/<!-- gsd:section id="x"[^]*$/, ''));
     await until('a rebuild after the mend', () => builds() === 4);
     assert.match(stdout.split('\n').filter((line) => line.startsWith('built '))[3]!, /\(0 written\)/);
+
+    // A burst (a checkout, a formatter run over many files): 400 files added, an edit 150 ms after, its events spread
+    // over more than the quiet time. Once quiet, the output is a clean build's.
+    for (let index = 0; index < 400; index += 1) writeFileSync(path.join(box.source, `gsd-core/references/burst-${index}.md`), `# Burst ${index}\n`);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    writeFileSync(path.join(box.source, 'gsd-core/references/notes.md'), '# Notes\n\nAfter the burst.\n');
+    await until('the edit after the burst built', () => readFileSync(reference, 'utf8') === '# Notes\n\nAfter the burst.\n');
+    for (let count = -1; count !== builds(); await new Promise((resolve) => setTimeout(resolve, 2000))) count = builds();
+    const clean = spawnSync(process.execPath, [path.join(REPO_ROOT, 'compiler/bin/gsd-build.mjs'), '--target', 'claude', '--source', box.source, '--targets', box.targets, '--out', `${box.out}-clean`, '--no-cache'], { cwd: REPO_ROOT, encoding: 'utf8' });
+    assert.is(clean.status, 0, clean.stderr);
+    assert.equal(snapshotTree(box.out), snapshotTree(`${box.out}-clean`));
   } finally {
     child.kill('SIGINT');
   }
