@@ -268,7 +268,9 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
   const capabilityList = capabilityListText(ir);
   if (capabilityList !== null) put(at(`{root}/${CAPABILITY_LIST_FILE}`), capabilityList);
   put(at(`{root}/${payload}/${BUNDLE_FACTS_FILE}`), bundleFactsText(target.definition, scopeId, version));
-  for (const file of generated) {
+  // A delta keeps the built files' units as they were (its caller took it up only with the same built files:
+  // pipeline.ts generatedKey), so it places none and works out none of their paths.
+  for (const file of delta ? [] : generated) {
     // Hook scripts go where the runtime's hook surface says, and only to runtimes that run hooks.
     const hookScript = file.path.startsWith('hooks/');
     if (hookScript && !scope.hooks) continue;
