@@ -6,8 +6,8 @@
 import { compareText } from '../diagnostics.ts';
 import type { ScopeId, Target } from '../targets/target-types.ts';
 import type { BundleManifest, ManifestCapability, ManifestFile } from '../../source/runtime/install/bundle-types.ts';
-import { createHash } from 'node:crypto';
 import { byteLengthOf, digestOf, factsOf, type TreeFile, type VirtualTree } from './virtual-tree.ts';
+import { contentFacts } from './content-facts.ts';
 
 export type { BundleManifest, ManifestFile } from '../../source/runtime/install/bundle-types.ts';
 
@@ -184,7 +184,7 @@ export interface ManifestParts {
   places: ReadonlyMap<string, number>;
   lines: readonly string[];
   /** The manifest's UTF-8 (a view of `buffer`), where each file's line starts in it and its length, in bytes. */
-  bytes: Uint8Array;
+  bytes: Buffer;
   byteStarts: readonly number[];
   byteLengths: readonly number[];
   /** The buffer `bytes` is in, and the one the next delta writes into (the last but one's, no longer read). */
@@ -200,7 +200,10 @@ export interface ManifestParts {
  * The manifest of a delta: the last one's bytes with the changed lines (`at`: their places, in order; `fresh`: their
  * new text) put in, written into the last one's spare buffer when it is large enough.
  */
-function patchedManifest(last: ManifestParts, at: readonly number[], fresh: readonly string[]): Pick<ManifestParts, 'bytes' | 'byteStarts' | 'byteLengths' | 'buffer' | 'spare'> {
+/** A manifest's bytes as its parts keep them. */
+type ManifestBytes = Pick<ManifestParts, 'bytes' | 'byteStarts' | 'byteLengths' | 'buffer' | 'spare'>;
+
+function patchedManifest(last: ManifestParts, at: readonly number[], fresh: readonly string[]): ManifestBytes {
   const freshLengths = fresh.map((line) => Buffer.byteLength(line, 'utf8'));
   let size = last.bytes.length;
   for (let index = 0; index < at.length; index += 1) size += freshLengths[index]! - last.byteLengths[at[index]!]!;
@@ -252,7 +255,7 @@ export function addBundleManifest(
   let lines: string[];
   let places: ReadonlyMap<string, number>;
   let firstLine: number;
-  let kept: Pick<ManifestParts, 'bytes' | 'byteStarts' | 'byteLengths' | 'buffer' | 'spare'> | null = null;
+  let kept: ManifestBytes | null = null;
   const manifestFile: TreeFile = { contents: '' };
   if (last) {
     lines = [...last.lines];
@@ -269,8 +272,8 @@ export function addBundleManifest(
     kept = patchedManifest(last, changed, changed.map((at) => lines[at]!));
     if (delta!.bytes) {
       manifestFile.contents = kept.bytes;
-      manifestFile.facts = { sha256: createHash('sha256').update(kept.bytes).digest('hex'), bytes: kept.bytes.length };
-    } else manifestFile.contents = Buffer.from(kept.bytes.buffer, kept.bytes.byteOffset, kept.bytes.length).toString('utf8');
+      manifestFile.facts = contentFacts(kept.bytes);
+    } else manifestFile.contents = kept.bytes.toString('utf8');
     const lastLeaks = last.manifest.facts?.leaks;
     if (lastLeaks) {
       // The lines of files that did not change are the last manifest's, and so are their leak hits: the check scans the

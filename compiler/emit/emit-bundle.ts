@@ -308,10 +308,11 @@ export function emitBundle({ ir, target, scope: scopeId, version, generated = []
     const files = capabilityFiles(c, ir, body, scope.hooks ? (hook) => at(scope.hooks!.scripts, { file: hookScriptName(hook) }) : null, hooks);
     return { id: c.id, version: c.version, origin: c.origin, source: c.source, digest: c.digest, hooks: c.own.hooks.length > 0, files };
   });
-  // Kept shapes keep the manifest's parts too; a delta makes its manifest from the last one's.
-  // As bytes unless a limit of the target reads the manifest's text (check-emitted.ts limitHits).
-  const bytes = !(scope.limits ?? []).some((limit) => new RegExp(limit.files).test(MANIFEST_FILE));
-  const manifestDelta = shape ? { last: delta?.last.manifest, changed: shape.changed ?? [], bytes, keep: (parts: ManifestParts) => (shape.manifest = parts) } : undefined;
+  // Kept shapes keep the manifest's parts too; a delta makes its manifest from the last one's, as bytes unless a limit of
+  // the target reads the manifest's text (check-emitted.ts limitHits).
+  const manifestDelta = shape
+    ? { last: delta?.last.manifest, changed: shape.changed ?? [], bytes: !(scope.limits ?? []).some((limit) => new RegExp(limit.files).test(MANIFEST_FILE)), keep: (parts: ManifestParts) => (shape.manifest = parts) }
+    : undefined;
   return addBundleManifest(body, target, scopeId, version, capabilities, profile, manifestDelta);
 }
 
