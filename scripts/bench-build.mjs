@@ -24,7 +24,9 @@
 // gsd-build runs as a user's checkout does: compiler/bin/gsd-build.mjs, which
 // runs the prebuilt compiler (compiler/lib) when it is fresh; the benchmark
 // builds it first (--loader ts times the TypeScript loader instead). Peak
-// memory is each process's own process.resourceUsage().maxRSS.
+// memory is each process's own process.resourceUsage().maxRSS, and its page
+// faults its minorPageFault (each at the first-touch rate measured above: on
+// this project's VM a fault costs as much as a first touch).
 // Usage: node scripts/bench-build.mjs [--runs N] [--only installer,upstream,source,scale] [--scales 1,10,100] [--loader lib|ts] [--quick]
 //   --quick: 3 runs and scales 1,10 (a full run takes long on a loaded 2-core machine); the default is the issue's.
 import { spawn, spawnSync } from 'node:child_process';
@@ -50,7 +52,7 @@ const installer = path.join(upstream, 'bin/install.js');
 const UPSTREAM_RUNTIMES = ['claude', 'codex', 'opencode', 'kilo', 'kimi', 'augment', 'codebuddy', 'copilot', 'antigravity', 'cursor', 'windsurf', 'trae', 'cline', 'qwen', 'hermes'];
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'gsd-bench-'));
 /** Loaded first into every node process timed: reports its peak RSS (KiB) on stderr as it exits. */
-const PEAK = `data:text/javascript,${encodeURIComponent("process.on('exit', () => process.stderr.write(`\\npeak-rss-kib ${process.resourceUsage().maxRSS}\\n`));")}`;
+const PEAK = `data:text/javascript,${encodeURIComponent("process.on('exit', () => { const usage = process.resourceUsage(); process.stderr.write(`\\npeak-rss-kib ${usage.maxRSS} page-faults ${usage.minorPageFault}\\n`); });")}`;
 
 const load = () => os.loadavg().map((value) => value.toFixed(2)).join(' ');
 
@@ -61,15 +63,18 @@ function run(command, args, options = {}) {
   const wrapped = spawnSync(command, ['--import', PEAK, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, ...spawnOptions });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (!allowed.includes(wrapped.status)) throw new Error(`${command} ${args.join(' ')} failed (${wrapped.status}):\n${wrapped.stderr.slice(-3000)}`);
-  const rss = /peak-rss-kib (\d+)/.exec(wrapped.stderr)?.[1];
-  return { ms, rssKib: rss ? Number(rss) : null, stdout: wrapped.stdout };
+  const [, rss, faults] = /peak-rss-kib (\d+) page-faults (\d+)/.exec(wrapped.stderr) ?? [];
+  return { ms, rssKib: rss ? Number(rss) : null, faults: faults ? Number(faults) : null, stdout: wrapped.stdout };
 }
 
 const gsdBuild = (args, options) => run(process.execPath, [bin, ...args], { cwd: root, env, ...options });
 
 /** Each series' largest peak RSS (MiB), by label. */
 const peaks = new Map();
+/** Each series' median count of page faults (the process's minor faults, its threads' included), by label. */
+const pageFaults = new Map();
 const UPSTREAM_COLD = 'gsd-build --all, upstream corpus: cold';
+const UPSTREAM_ONE = 'gsd-build --all, upstream corpus: one edit';
 
 /** Runs `once` `runs` times (after `before` each time) and prints the median, min, max and the load. */
 function series(label, once, before = () => {}) {
@@ -82,11 +87,14 @@ function series(label, once, before = () => {}) {
   const times = samples.map((sample) => sample.ms).sort((a, b) => a - b);
   const median = times[Math.floor(times.length / 2)];
   const rss = samples.map((sample) => sample.rssKib).filter((value) => value !== null);
+  const faults = samples.map((sample) => sample.faults).filter((value) => value !== null && value !== undefined).sort((a, b) => a - b);
   const written = samples.map((sample) => /\((\d+) written\)/.exec(sample.stdout ?? '')?.[1]).filter(Boolean);
   if (rss.length) peaks.set(label, Math.max(...rss) / 1024);
+  if (faults.length) pageFaults.set(label, faults[Math.floor(faults.length / 2)]);
   console.log(
     `${label.padEnd(44)} ${median.toFixed(0).padStart(7)} ms median of ${runs} (min ${times[0].toFixed(0)}, max ${times[times.length - 1].toFixed(0)})` +
-      `${rss.length ? `, peak RSS ${(Math.max(...rss) / 1024).toFixed(0)} MiB` : ''}${written.length ? `, files written ${[...new Set(written)].join('/')}` : ''}; load ${loadBefore} -> ${load()}`,
+      `${rss.length ? `, peak RSS ${(Math.max(...rss) / 1024).toFixed(0)} MiB` : ''}${faults.length ? `, ${pageFaults.get(label)} page faults` : ''}` +
+      `${written.length ? `, files written ${[...new Set(written)].join('/')}` : ''}; load ${loadBefore} -> ${load()}`,
   );
   return median;
 }
@@ -258,7 +266,7 @@ if (wanted('upstream')) {
   cpSync(upstream, corpus, { recursive: true });
   gsdBuild(['--all', '--source', corpus, '--out', out, '--cache', cache]);
   const workflow = path.join(corpus, 'gsd-core/workflows', readdirSync(path.join(corpus, 'gsd-core/workflows')).filter((name) => name.endsWith('.md')).sort()[0]);
-  results.upstreamOne = series('gsd-build --all, upstream corpus: one edit', () => gsdBuild(['--all', '--source', corpus, '--out', out, '--cache', cache]), (index) => edit(workflow, index));
+  results.upstreamOne = series(UPSTREAM_ONE, () => gsdBuild(['--all', '--source', corpus, '--out', out, '--cache', cache]), (index) => edit(workflow, index));
   const watched = await watchSeries(['--source', corpus, '--out', out, '--cache', cache], workflow);
   results.upstreamWatch = watched.latency;
   results.upstreamWatchBuild = watched.build;
@@ -332,6 +340,12 @@ ratio('gsd-build check --no-cache / check --update after one edit', results.chec
 if (peaks.has(UPSTREAM_COLD)) {
   const touched = peaks.get(UPSTREAM_COLD) * results.memoryMsPerMib;
   console.log(`  ${'gsd-build upstream cold: its peak RSS, first touch'.padEnd(52)} ${touched.toFixed(0)} ms (${((touched / results.upstreamCold) * 100).toFixed(0)}% of its wall time, spread over its threads)`);
+}
+// Each page fault at the first-touch rate (a fault is a first touch of a page, or a touch again after the page was given back).
+for (const [label, key] of [[UPSTREAM_COLD, 'upstreamCold'], [UPSTREAM_ONE, 'upstreamOne']]) {
+  if (!pageFaults.has(label) || results.memoryMsPerMib === undefined) continue;
+  const faulted = (pageFaults.get(label) * 4096 * results.memoryMsPerMib) / (1024 * 1024);
+  console.log(`  ${`${label.replace('gsd-build --all, ', '')}: its page faults`.padEnd(52)} ${faulted.toFixed(0)} ms (${pageFaults.get(label)} at the first-touch rate, ${((faulted / results[key]) * 100).toFixed(0)}% of its wall time, spread over its threads)`);
 }
 if (results.sourceCold !== undefined) console.log(`  ${'gsd-build source/ cold (goal under 1 s)'.padEnd(52)} ${(results.sourceCold / 1000).toFixed(2)} s`);
 const scales = values.scales.split(',').map(Number);
