@@ -35,10 +35,12 @@ export interface TreeFile {
 /** A foreign root the leak check found in a file, before the bundle-wide exemptions. */
 export interface LeakHit {
   line: number;
+  /** The column of `token`. */
   column: number;
   /** The matched root text (the bundle's own folders exempt it). */
   matched: string;
-  message: string;
+  /** The whitespace-delimited word holding the match, as the diagnostic quotes it (check-emitted.ts LeakScan.messageOf). */
+  token: string;
 }
 
 /** A finding of a per-file limit (compiler/check/check-emitted.ts). */

@@ -24,9 +24,21 @@ function random(seed: number): (below: number) => number {
   };
 }
 
-/** Line and matched text of every match a scan of each whole line finds: the reference. */
+/**
+ * Line, matched text, and the word holding the match with its column, of every
+ * match a scan of each whole line finds: the reference. The word runs out from
+ * the match to the quotes, brackets and spaces around it on its line, less
+ * trailing punctuation.
+ */
 function lineScan(text: string, pattern: RegExp): string[] {
-  return text.split('\n').flatMap((line, index) => [...line.matchAll(pattern)].map((match) => `${index + 1}:${match[0]}`));
+  return text.split('\n').flatMap((line, index) =>
+    [...line.matchAll(pattern)].map((match) => {
+      const start = Math.max(...[...' \t`\'"('].map((stop) => line.lastIndexOf(stop, match.index - 1) + 1));
+      const ends = [...' \t`\'")'].map((stop) => line.indexOf(stop, match.index)).filter((end) => end !== -1);
+      const word = line.slice(start, ends.length > 0 ? Math.min(...ends) : line.length).replace(/[.,;:]+$/, '');
+      return `${index + 1}:${match[0]}:${start + 1}:${word}`;
+    }),
+  );
 }
 
 leaks('should find what a whole-line scan finds, in every target, on generated text', async () => {
@@ -42,7 +54,7 @@ leaks('should find what a whole-line scan finds, in every target, on generated t
       let text = '';
       for (let part = 0; part < 40; part += 1) text += choose(PREFIXES) + choose(literals) + choose(SUFFIXES) + choose(GLUE);
       const expected = lineScan(text, roots.pattern);
-      const actual = leakHits({ contents: text }, roots, new Map(), []).map((hit) => `${hit.line}:${hit.matched}`);
+      const actual = leakHits({ contents: text }, roots, []).map((hit) => `${hit.line}:${hit.matched}:${hit.column}:${hit.token}`);
       assert.equal(actual, expected, `${target.definition.id}, sample ${sample}`);
       compared += 1;
       found += expected.length;
