@@ -178,9 +178,7 @@ export function leakHits(file: TreeFile, roots: ForeignRoots, allowed: readonly 
   // The pattern's lookbehinds cost at every position it is tried, and most files name no foreign root:
   // it is tried only at the starts a root allows, from the earliest, as a scan from the line's start would.
   let scanned = 0;
-  // Lines are counted as the scan goes: the hits come in text order.
-  let line = 1;
-  let counted = 0;
+  const lineOf = lineCounter(text);
   for (let at = roots.nextRoot(text); at !== -1; at = roots.nextRoot(text, at + 1)) {
     // Starts are tried from LONGEST_PREFIX before the root, not past its line's start: only that stretch is searched
     // for a line break (built code's lines run to megabytes, with many roots named on one).
@@ -207,12 +205,8 @@ export function leakHits(file: TreeFile, roots: ForeignRoots, allowed: readonly 
       const lineText = text.slice(lineStart, lineEnd);
       if (allowed.some((pattern) => coversColumn(globalTwin(pattern), lineText, column))) continue;
     }
-    for (let next = text.indexOf('\n', counted); next !== -1 && next < match.index; next = text.indexOf('\n', next + 1)) {
-      line += 1;
-      counted = next + 1;
-    }
     const token = wordAround(text, match.index, lineStart, lineEnd);
-    hits.push({ line, column: token.column, matched: match[0], token: token.text });
+    hits.push({ line: lineOf(match.index), column: token.column, matched: match[0], token: token.text });
   }
   return hits;
 }
@@ -236,10 +230,21 @@ function coversColumn(pattern: RegExp, line: string, column: number): boolean {
   return false;
 }
 
-function countLines(text: string, offset: number): number {
-  let lines = 1;
-  for (let index = text.indexOf('\n'); index !== -1 && index < offset; index = text.indexOf('\n', index + 1)) lines += 1;
-  return lines;
+/**
+ * The 1-based line of each offset asked for, the offsets in ascending order (a
+ * scan's matches): the line breaks are counted once over the text, not again
+ * from its start for every match.
+ */
+function lineCounter(text: string): (offset: number) => number {
+  let line = 1;
+  let counted = 0;
+  return (offset) => {
+    for (let next = text.indexOf('\n', counted); next !== -1 && next < offset; next = text.indexOf('\n', next + 1)) {
+      line += 1;
+      counted = next + 1;
+    }
+    return line;
+  };
 }
 
 /** Whether some file of the bundle lies under the matched root-relative path. */
@@ -322,10 +327,11 @@ function limitHits(path: string, file: TreeFile, limits: readonly { limit: Limit
 function forbiddenText(text: string, forbidden: string, reason: string): LimitHit[] {
   const bodyStart = /^---\n[\s\S]*?\n---\n/.exec(text)?.[0].length ?? 0;
   const hits: LimitHit[] = [];
+  const lineOf = lineCounter(text);
   for (const match of text.slice(bodyStart).matchAll(new RegExp(forbidden, 'g'))) {
     const offset = bodyStart + match.index;
     const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
-    hits.push({ line: countLines(text, offset), column: offset - lineStart + 1, message: `expected text the runtime keeps as written (${reason}), found "${match[0]}"` });
+    hits.push({ line: lineOf(offset), column: offset - lineStart + 1, message: `expected text the runtime keeps as written (${reason}), found "${match[0]}"` });
   }
   return hits;
 }

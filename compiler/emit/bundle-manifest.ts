@@ -196,13 +196,13 @@ export interface ManifestParts {
   readme: TreeFile;
 }
 
+/** A manifest's bytes as its parts keep them. */
+type ManifestBytes = Pick<ManifestParts, 'bytes' | 'byteStarts' | 'byteLengths' | 'buffer' | 'spare'>;
+
 /**
  * The manifest of a delta: the last one's bytes with the changed lines (`at`: their places, in order; `fresh`: their
  * new text) put in, written into the last one's spare buffer when it is large enough.
  */
-/** A manifest's bytes as its parts keep them. */
-type ManifestBytes = Pick<ManifestParts, 'bytes' | 'byteStarts' | 'byteLengths' | 'buffer' | 'spare'>;
-
 function patchedManifest(last: ManifestParts, at: readonly number[], fresh: readonly string[]): ManifestBytes {
   const freshLengths = fresh.map((line) => Buffer.byteLength(line, 'utf8'));
   let size = last.bytes.length;

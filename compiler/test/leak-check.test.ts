@@ -3,7 +3,7 @@
 // line from its start finds. Compared here on generated text: every target's
 // foreign roots with every prefix the pattern knows and characters that must
 // not precede or follow a root, several to a line, adjacent and overlapping.
-import { checkEmittedPaths, foreignRoots, leakHits, leakScan } from '../check/check-emitted.ts';
+import { checkEmittedPaths, foreignRoots, leakHits, leakScan, limitCheck } from '../check/check-emitted.ts';
 import type { IrNode } from '../ir/types.ts';
 import type { TreeFile } from '../emit/virtual-tree.ts';
 import { loadTargets } from '../targets/load-targets.ts';
@@ -93,6 +93,14 @@ leaks("should take a text's hits from the last bundle checked only against the s
   const cursorHits = check(foreignRoots(cursor, targets), [['f.md', { contents: text, source: 'b.md' }]]);
   assert.equal(cursorHits.length, 1, cursorHits.join('\n'));
   assert.match(cursorHits[0]!, /~\/\.claude\/gsd-core\/x\.md/);
+});
+
+leaks('should report each match of a forbidden-text limit at its line and column, the body after the frontmatter only', () => {
+  const check = limitCheck([{ files: '\\.md$', forbidden: '\\$@|\\$\\d', reason: 'the runtime replaces them' }]);
+  const text = '---\nname: $1\n---\nrun $@ and $2\n\nnone here\n$@\n  x $3 $@\n';
+  const found = check('a.md', { contents: text }).map((hit) => `${hit.line}:${hit.column}:${hit.message.slice(hit.message.lastIndexOf('"', hit.message.length - 2))}`);
+  assert.equal(found, ['4:5:"$@"', '4:12:"$2"', '7:1:"$@"', '8:5:"$3"', '8:8:"$@"']);
+  assert.equal(check('a.txt', { contents: text }), []);
 });
 
 leaks.run();
