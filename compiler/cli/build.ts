@@ -120,7 +120,9 @@ export async function runWatch(args: string[], io: Io, stop?: AbortSignal): Prom
   if (values.all && (values.target || values.scope)) throw new UsageError('--all builds every target and scope; drop --target and --scope');
   if (values.scope !== undefined && !SCOPE_IDS.includes(values.scope as ScopeId)) throw new UsageError(`expected --scope global or local, found "${values.scope}"`);
   const selection = values.target ? values : { ...values, all: true };
-  const sourceDir = path.resolve(values.source ?? 'source');
+  // The folder the first build reads (sourceOf: ./source, else the corpus that ships with gsd-build) is the one watched.
+  const source = sourceOf(values);
+  const sourceDir = path.resolve(source);
   const targetsDir = path.resolve(values.targets ?? DEFAULT_TARGETS_DIR);
   const outRoot = path.resolve(values.out ?? 'dist');
   const cacheDir = cacheDirOf(values);
@@ -190,7 +192,7 @@ export async function runWatch(args: string[], io: Io, stop?: AbortSignal): Prom
       timer = setTimeout(() => void rebuild(false), WATCH_DEBOUNCE_MS);
     };
     const watchers = [watch(sourceDir, { recursive: true }, changed(sourceDir)), watch(targetsDir, { recursive: true }, changed(targetsDir))];
-    io.err(`watching ${values.source ?? 'source'} and ${values.targets ?? 'the project targets'} for changes (Ctrl-C stops)`);
+    io.err(`watching ${source} and ${values.targets ?? 'the project targets'} for changes (Ctrl-C stops)`);
     await new Promise<void>((resolve) => {
       const end = () => resolve();
       process.once('SIGINT', end);

@@ -87,6 +87,10 @@ Options:
   --profile <names>    the skill profile to install (core, full, ...). An update
                        keeps the installed profile: --target builds it, and a zip
                        of another profile is refused unless --profile names it
+  --allow-capability <id>
+                       a third-party capability whose hooks or code may be
+                       installed (repeat the flag for each; asked on every
+                       install and update)
   --raw                a readable summary instead of JSON
 
 A zip's signature is checked before anything is written: a bad one, or one

@@ -23,6 +23,7 @@ export async function runInstall(args: string[], io: Io): Promise<number> {
     'public-key': { type: 'string' },
     'require-signature': { type: 'boolean' },
     profile: { type: 'string' },
+    'allow-capability': { type: 'string', multiple: true },
   });
   if (values.help) {
     io.out(HELP.install);
@@ -107,6 +108,7 @@ export async function runInstall(args: string[], io: Io): Promise<number> {
       dryRun: values['dry-run'] ?? false,
       force: values.force ?? false,
       ...(profile !== undefined ? { profile } : {}),
+      ...(values['allow-capability'] ? { allowCapabilities: values['allow-capability'] } : {}),
       policies,
     });
   try {

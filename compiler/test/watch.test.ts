@@ -5,8 +5,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../pipeline.ts';
+import { WATCH_FLUSH_MS } from '../cli/build.ts';
 import { suite, assert } from './harness.ts';
-import { miniSandbox, snapshotTree } from './fixture-support.ts';
+import { miniSandbox, snapshotTree, temporaryDir } from './fixture-support.ts';
 
 const watchSuite = suite('watch');
 /** Only a guard against a hung child; never a claim about speed. */
@@ -14,7 +15,8 @@ const GIVE_UP_MS = 240_000;
 
 watchSuite('should rebuild on an edit, print a diagnostic and keep the last good output on an error, and stop on SIGINT', async () => {
   const box = miniSandbox();
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'compiler/bin/gsd-build.mjs'), 'watch', '--target', 'claude', '--source', box.source, '--targets', box.targets, '--out', box.out, '--cache', box.cache], {
+  const buildArgs = ['--target', 'claude', '--source', box.source, '--targets', box.targets, '--out', box.out, '--cache', box.cache];
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'compiler/bin/gsd-build.mjs'), 'watch', ...buildArgs], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -73,14 +75,50 @@ watchSuite('should rebuild on an edit, print a diagnostic and keep the last good
     const clean = spawnSync(process.execPath, [path.join(REPO_ROOT, 'compiler/bin/gsd-build.mjs'), '--target', 'claude', '--source', box.source, '--targets', box.targets, '--out', `${box.out}-clean`, '--no-cache'], { cwd: REPO_ROOT, encoding: 'utf8' });
     assert.is(clean.status, 0, clean.stderr);
     assert.equal(snapshotTree(box.out), snapshotTree(`${box.out}-clean`));
+
+    // After the quiet time the cache kept in memory is on disk, while watch goes on: a build beside it has nothing to do.
+    await new Promise((resolve) => setTimeout(resolve, WATCH_FLUSH_MS));
+    const beside = spawnSync(process.execPath, [path.join(REPO_ROOT, 'compiler/bin/gsd-build.mjs'), ...buildArgs], { cwd: REPO_ROOT, encoding: 'utf8' });
+    assert.is(beside.status, 0, beside.stderr);
+    assert.match(beside.stdout, /\(0 written\)/);
+    assert.is(child.exitCode, null, 'watch still running');
   } finally {
     child.kill('SIGINT');
   }
   assert.is(await exited, 0, stderr);
   // The state watch kept in memory was written as it stopped: a build after it finds nothing to do.
-  const after = spawnSync(process.execPath, [path.join(REPO_ROOT, 'compiler/bin/gsd-build.mjs'), '--target', 'claude', '--source', box.source, '--targets', box.targets, '--out', box.out, '--cache', box.cache], { cwd: REPO_ROOT, encoding: 'utf8' });
+  const after = spawnSync(process.execPath, [path.join(REPO_ROOT, 'compiler/bin/gsd-build.mjs'), ...buildArgs], { cwd: REPO_ROOT, encoding: 'utf8' });
   assert.is(after.status, 0, after.stderr);
   assert.match(after.stdout, /\(0 written\)/);
+});
+
+watchSuite('should watch the corpus it builds in a folder without ./source (the one that ships with gsd-build), and stop on SIGINT', async () => {
+  // No ./source here: the build reads the shipped corpus, and that is the folder watched (not a ./source that is not there).
+  const dir = temporaryDir('watch-no-source');
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'compiler/bin/gsd-build.mjs'), 'watch', '--target', 'claude', '--scope', 'global', '--out', 'out', '--cache', 'cache'], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  try {
+    const deadline = Date.now() + GIVE_UP_MS;
+    while (!stderr.includes('watching ')) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`expected the watching notice, found stdout:\n${stdout}\nstderr:\n${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.match(stdout, /^built /m);
+    const watched = /watching (.+?) and /.exec(stderr)![1]!;
+    assert.is(path.resolve(dir, watched), path.join(REPO_ROOT, 'source'));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.is(child.exitCode, null, `watch still running; stderr:\n${stderr}`);
+  } finally {
+    child.kill('SIGINT');
+  }
+  assert.is(await exited, 0, stderr);
 });
 
 watchSuite.run();

@@ -22,6 +22,7 @@ import { checkCapabilities } from '../install/consent.ts';
 import trustSchema from '../install/capability-trust.schema.json' with { type: 'json' };
 import { Ajv } from 'ajv';
 import { tmpDir } from './helpers.ts';
+import { runCli } from '../../../compiler/test/fixture-support.ts';
 import { manifestOf, snapshot, treeFiles, type Files } from './install-fixtures.ts';
 
 const s = suite('capability consent');
@@ -124,6 +125,25 @@ s('should ask consent through gsd-tools install --allow-capability from an unzip
   assert.is(allowed.status, 0, allowed.stderr);
   assert.match(allowed.stdout, /capability edit-log 0\.1\.0: its code is installed with your consent/);
   assert.ok(fs.existsSync(path.join(home, HOOK)));
+});
+
+s('should ask consent through gsd-build install --target with a third-party capability, and install with --allow-capability', () => {
+  const home = tmpDir('consent-build-home');
+  const project = tmpDir('consent-build-project');
+  const run = (...args: string[]) => runCli(['install', '--target', 'claude', '--scope', 'global', '--capability', FIXTURE, '--raw', ...args], { cwd: project, env: { HOME: home, GSD_NOW: '2026-01-02T03:04:05Z' } });
+  const refusedRun = run();
+  assert.is(refusedRun.status, 1, refusedRun.stderr);
+  assert.match(refusedRun.stderr, /installed only with your consent: edit-log 0\.1\.0: \.claude\/hooks\/edit-log-record\.cjs\. Read it, then pass --allow-capability edit-log/);
+  assert.ok(!fs.existsSync(path.join(home, '.claude')), 'nothing written');
+  // A name that is not a capability of this bundle is a usage error, and writes nothing either.
+  const wrong = run('--allow-capability', 'edit');
+  assert.is(wrong.status, 2, wrong.stderr);
+  assert.match(wrong.stderr, /expected --allow-capability to name a capability of this bundle \(.*edit-log\), found "edit"/);
+  assert.ok(!fs.existsSync(path.join(home, '.claude')), 'nothing written');
+  const allowed = run('--allow-capability', 'edit-log');
+  assert.is(allowed.status, 0, allowed.stderr);
+  assert.match(allowed.stdout, /capability edit-log 0\.1\.0: its code is installed with your consent/);
+  assert.equal(fs.readFileSync(path.join(home, HOOK)), Buffer.from(files.get(HOOK)!));
 });
 
 s('should not take a capability posing as first-party at its word', () => {
