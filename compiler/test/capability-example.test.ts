@@ -43,7 +43,11 @@ example('should compile the changelog capability into every target and scope and
   mkdirSync(path.join(project, '.planning'));
   const tools = path.join(core, 'bin', 'gsd-tools.cjs');
   const gsd = (...args: string[]) => spawnSync(process.execPath, [tools, ...args], { cwd: project, encoding: 'utf8', env: { ...process.env, GSD_NO_CODE_CACHE: '1' } });
-  const selected = () => JSON.parse(gsd('init', 'execute-phase', '1', '--pick', 'section_manifest.included').stdout || '[]') as string[];
+  const selected = () => {
+    const run = gsd('init', 'execute-phase', '1', '--pick', 'section_manifest.included');
+    assert.is(run.status, 0, run.stderr);
+    return JSON.parse(run.stdout) as string[];
+  };
   assert.equal(selected().filter((id) => id.startsWith('changelog')), ['changelog-capability-execute-wave-pre', 'changelog-capability-execute-post']);
   const refused = gsd('config-set', 'changelog.per_plan', 'sometimes');
   assert.is(refused.status, 1, 'a typed key refuses a value of another type');

@@ -38,9 +38,15 @@ firstParty('should select each capability\'s composed steps only when its config
   mkdirSync(path.join(project, '.planning'));
   writeFileSync(path.join(project, '.planning', 'config.json'), '{}\n');
   const gsd = (...args: string[]) => spawnSync(process.execPath, [path.join(core, 'bin', 'gsd-tools.cjs'), ...args], { cwd: project, encoding: 'utf8', env: { ...process.env, GSD_NO_CODE_CACHE: '1' } });
-  const selected = (workflow: string) => (JSON.parse(gsd('init', workflow, '1', '--pick', 'section_manifest.included').stdout || '[]') as string[]).filter((id) => OURS.test(id));
+  // A call that fails or prints nothing fails the test: an empty answer must not read as "none selected".
+  const picked = (workflow: string, field: string) => {
+    const run = gsd('init', workflow, '1', '--pick', field);
+    assert.is(run.status, 0, run.stderr);
+    return JSON.parse(run.stdout) as unknown;
+  };
+  const selected = (workflow: string) => (picked(workflow, 'section_manifest.included') as string[]).filter((id) => OURS.test(id));
   assert.equal([...selected('plan-phase'), ...selected('execute-phase')], [], 'all off by default');
-  const read = JSON.parse(gsd('init', 'plan-phase', '1', '--pick', 'section_manifest.read').stdout || 'null') as string[];
+  const read = picked('plan-phase', 'section_manifest.read') as string[];
   assert.ok(Array.isArray(read) && !read.some((file) => /nyquist|pattern-mapper|threat-model/.test(file)), 'an inline section has no file to read');
   for (const [id, { key, workflow, sections }] of Object.entries(SECTIONS)) {
     const on = gsd('config-set', key, 'true');

@@ -272,6 +272,7 @@ const EXECUTOR = 'agents/gsd-executor.md';
 const VERIFIER = 'agents/gsd-verifier.md';
 const VERIFY_WORK = 'gsd-core/workflows/verify-work.md';
 const COMPLETE_MILESTONE = 'gsd-core/workflows/complete-milestone.md';
+const NEW_MILESTONE = 'gsd-core/workflows/new-milestone.md';
 
 const PHASES = [
   { number: '1', padded: '01', name: 'Notes core', slug: 'notes-core', reqs: ['NOTE-01', 'NOTE-02'] },
@@ -431,6 +432,8 @@ function executePhase(s: Scratch, p: Phase): void {
   s.run(pick(EXECUTE_PHASE, 'state advance-plan'), { vars });
   s.run(pick(EXECUTE_PHASE, 'roadmap update-plan-progress'), { vars });
   s.run(pick(EXECUTE_PHASE, /^commit .*wave/), { vars });
+  // The drift step's auto-remap: this init names no mapper, so its skills come from agent-skills; none configured, an empty block.
+  assert.is(s.run(pick(EXECUTE_PHASE, 'agent-skills gsd-codebase-mapper')), '');
 
   assert.ok(s.exists(summaryFile));
   assert.match(s.read('.planning/ROADMAP.md'), new RegExp(`\\| ${p.number}\\. ${p.name} \\| 1/1 \\|`));
@@ -496,6 +499,8 @@ function completeMilestone(s: Scratch): void {
   const dry = s.run(pick(COMPLETE_MILESTONE, /^milestone complete .*--dry-run/), { vars: { version } });
   assert.equal(dry.unfinished, []);
   assert.is(s.exists('.planning/milestones'), false, 'a dry run writes nothing');
+  // The integration step: this init names no agent, so the checker's skills come from agent-skills; none configured, an empty block.
+  assert.is(s.run(pick(COMPLETE_MILESTONE, 'agent-skills gsd-integration-checker')), '');
   // The retrospective step: this milestone's section in the template's shape.
   const retro = fs.readFileSync(path.join(SOURCE, 'gsd-core/templates/retrospective.md'), 'utf8');
   assert.match(fs.readFileSync(path.join(SOURCE, COMPLETE_MILESTONE), 'utf8'), /templates\/retrospective\.md/);
@@ -518,6 +523,8 @@ function completeMilestone(s: Scratch): void {
   assert.is(s.query(['state', 'json']).status, 'completed');
   assert.is(s.git(['status', '--porcelain', '.planning']), '', 'the archive moves are committed');
   s.committed(/^chore: complete milestone v1\.0$/m);
+  // The next milestone's roadmap gate reads the working style, which init new-milestone does not carry.
+  assert.is(s.run(pick(NEW_MILESTONE, 'config-get mode')), 'yolo');
 }
 
 const PAUSE = 'gsd-core/workflows/pause-work.md';
@@ -794,6 +801,9 @@ function debugFlow(s: Scratch): void {
   // The next report of the same symptom finds it first.
   const again = s.run(pick(DEBUG, 'init debug'), { vars: { description: 'note body empty after reload' }, drop: ['--diagnose'] });
   assert.equal([again.active_count, again.resolved_count, again.knowledge_base_entries], [0, 1, 1]);
+  // Asked for a diagnosis only, as the workflow's call gives it: its mode comes from diagnose_only.
+  const diagnose = s.run(pick(DEBUG, 'init debug'), { vars: { description: 'note body empty after reload' } });
+  assert.is(diagnose.diagnose_only, true);
   const found = s.run(pick(DEBUG, 'debug search'), { vars: { description: 'note body empty after reload' } });
   assert.is(found.matches[0]?.slug, slug);
 }
@@ -1250,6 +1260,8 @@ function specFlow(s: Scratch, p: Phase): void {
   s.committed(new RegExp(`^docs\\(${p.padded}\\): specify phase ${p.number}, 2 requirements$`, 'm'));
   assert.is(s.run(pick(PLAN_PHASE, 'init plan-phase'), { args: [p.number] }).spec_path, spec, 'the planner gets SPEC.md');
   assert.is(s.run(pick('gsd-core/workflows/discuss-phase.md', 'init discuss-phase'), { vars: { phase: p.number } }).spec_path, spec, 'so does discussion');
+  // Assumptions mode: that init names no analyzer, so its skills come from agent-skills; none configured, an empty block.
+  assert.is(s.run(pick('gsd-core/workflows/discuss-phase/modes/assumptions.md', 'agent-skills gsd-assumptions-analyzer')), '');
 }
 
 /** mvp-phase: init, the goal rewritten as a user story with the Mode line, committed; plan-phase then sees MVP mode. */

@@ -17,7 +17,7 @@ import { resolveModel } from '../config/models.ts';
 import { readBundleFacts, runtimeOf } from '../core/bundle-facts.ts';
 import { agentSkills as resolveAgentSkills } from '../config/agent-skills.ts';
 import { phaseInfo, phaseDocs, roadmapFor, stateMilestone, verificationStatus, type PhaseInfo } from '../planning/phase-info.ts';
-import { comparePhase, diskStatus, displayPhase, findPhaseDir, isSentinel, listPhaseDirs, scanPhase, slugify } from '../planning/phases.ts';
+import { comparePhase, diskStatus, displayPhase, findPhaseDir, isSentinel, listPhaseDirs, normalizePhase, scanPhase, slugify } from '../planning/phases.ts';
 import { countedPhases, type Roadmap } from '../planning/roadmap.ts';
 import { listBacklog, listNotes, listSeeds, listThreads, listTodos } from '../planning/capture.ts';
 import { KNOWLEDGE_BASE, knowledgeBasePath, listSessions, parseKnowledgeBase, sessionFiles } from '../planning/debug-session.ts';
@@ -35,6 +35,7 @@ type Part =
   | 'exec-settings'
   | 'milestone'
   | 'progress'
+  | 'queue'
   | 'brownfield'
   | 'quick'
   | 'todos'
@@ -111,7 +112,7 @@ const PROJECT_MILESTONE_WORKFLOWS: Record<string, InitSpec> = {
   'audit-milestone': { models: { checker: 'gsd-integration-checker' }, parts: ['milestone', 'progress'] },
   progress: { models: { executor: 'gsd-executor', planner: 'gsd-planner' }, parts: ['milestone', 'progress', 'resume'] },
   resume: { models: {}, parts: ['resume', 'milestone', 'progress'] },
-  autonomous: { models: { planner: 'gsd-planner', executor: 'gsd-executor', verifier: 'gsd-verifier' }, parts: ['milestone', 'progress', 'exec-settings'] },
+  autonomous: { models: { planner: 'gsd-planner', executor: 'gsd-executor', verifier: 'gsd-verifier' }, parts: ['milestone', 'progress', 'queue', 'exec-settings'] },
   forensics: { models: {}, parts: ['milestone', 'progress', 'resume', 'forensics'] },
   'audit-fix': { models: { fixer: 'gsd-code-fixer' }, parts: ['progress'], settings: ['workflow.test_command'] },
 };
@@ -137,6 +138,7 @@ interface Cache {
   rm?: Roadmap | null;
   info?: PhaseInfo | null;
   state?: { fm: YamlMap; text: string } | null;
+  progress?: ReturnType<typeof computeProgress>;
 }
 
 class InitContext {
@@ -305,6 +307,10 @@ function phaseObject(ic: InitContext, p: { norm: string; number: string; name: s
 }
 
 function progressPart(ic: InitContext) {
+  return (ic.cache.progress ??= computeProgress(ic));
+}
+
+function computeProgress(ic: InitContext) {
   const rm = ic.rm;
   const checked = new Set((rm?.bullets ?? []).filter((b) => b.checked).map((b) => b.norm));
   const listed = rm ? countedPhases(rm).map((p) => ({ norm: p.norm, number: p.number, name: p.name })) : [];
@@ -326,6 +332,23 @@ function progressPart(ic: InitContext) {
     has_work_in_progress: phases.some((p) => p.status === 'in_progress'),
     roadmap_scope: rm?.scope ?? null,
   };
+}
+
+/**
+ * The phases a run over the milestone takes on (init autonomous): the numbers
+ * of those not complete, in roadmap order, from `--from` on when it is given.
+ * A `--from` that names none of the milestone's phases is a usage error.
+ */
+function queuePart(ic: InitContext) {
+  const { phases } = progressPart(ic);
+  const from = ic.inv.flags['--from'];
+  const start = typeof from === 'string' ? normalizePhase(from) : null;
+  if (start !== null && ic.rm && !phases.some((p) => normalizePhase(p.number) === start)) {
+    const names = phases.map((p) => p.number).join(', ') || 'none';
+    throw new CliError('invalid-args', `init ${ic.workflow}: --from ${displayPhase(start)}: the milestone has no phase ${displayPhase(start)} (its phases: ${names})`);
+  }
+  const queue = phases.filter((p) => !p.phase_complete && (start === null || comparePhase(normalizePhase(p.number), start) >= 0)).map((p) => p.number);
+  return { from_phase: start === null ? null : displayPhase(start), queue };
 }
 
 type PartFn = (ic: InitContext) => Record<string, unknown>;
@@ -491,6 +514,7 @@ const PROJECT_PROGRESS_PARTS = {
     };
   },
   progress: (ic) => progressPart(ic),
+  queue: (ic) => queuePart(ic),
   archives: (ic) => {
     const dir = ic.ctx.draftPlanningPath('milestones');
     const archived = listDir(dir)

@@ -2,7 +2,7 @@ import { suite, assert } from '../../../compiler/test/harness.ts';
 import { diagnoseGap, gapId, parseUat, reconcileGaps, recordResult } from '../planning/uat.ts';
 import { evolveProject, phaseDecisions, requirementTexts } from '../planning/project.ts';
 import { editPhaseFields } from '../planning/roadmap-edit.ts';
-import { project, read, run } from './helpers.ts';
+import { project, read, ROADMAP_MD, run, standardProject } from './helpers.ts';
 
 const s = suite('runtime gap closure, quick tasks and phase edits');
 const NOW = '2025-03-04T05:06:07.000Z';
@@ -177,6 +177,43 @@ s('should run phase edit, plan-index --gaps-only, uat verbs and quick list|statu
   assert.is(r.stdout.trim(), 'planned');
   r = await run(['quick', 'status', 'nope'], { cwd: root });
   assert.match(r.stderr, /no quick task "nope" .* one of: 001-fix-typo, 002-bump-deps, 003-empty/);
+});
+
+
+s('should set a phase\'s requirements and dependencies with --requirements and --depends-on, and refuse a dependency on a phase that does not exist', async () => {
+  const root = standardProject();
+  let r = await run(['phase', 'edit', '3', '--requirements', 'FEAT-01, CORE-02', '--depends-on', 'Phase 1, Phase 2'], { cwd: root });
+  assert.is(r.code, 0, r.stderr);
+  assert.equal(r.json, { phase: '3', changed: ['Depends on', 'Requirements'], goal: 'Shine', mode: null, depends_on: 'Phase 1, Phase 2', requirements: ['FEAT-01', 'CORE-02'] });
+  const text = read(root, '.planning/ROADMAP.md');
+  assert.match(text, /### Phase 3: Polish\n\n\*\*Goal\*\*: Shine\n\*\*Depends on\*\*: Phase 1, Phase 2\n\*\*Requirements\*\*: FEAT-01, CORE-02\n\*\*Plans\*\*: TBD\n/);
+  r = await run(['roadmap', 'get-phase', '3'], { cwd: root });
+  assert.equal([r.json.depends_on, r.json.requirements], ['Phase 1, Phase 2', ['FEAT-01', 'CORE-02']]);
+  // Unknown phases, one or several, and an empty value: usage errors that write nothing.
+  const refusals: [string[], string][] = [
+    [['--depends-on', 'Phase 2, Phase 9'], 'phase edit: --depends-on names phase 9, which is not in the roadmap, on disk or in an archived milestone'],
+    [['--requirements', 'FEAT-01', '--depends-on', 'Phase 8 and 9'], 'phase edit: --depends-on names phases 8, 9, which are not in the roadmap, on disk or in an archived milestone'],
+    [['--requirements', ''], 'phase edit: --requirements is empty; expected the new text'],
+    [['--depends-on', ' '], 'phase edit: --depends-on is empty; expected the new text'],
+  ];
+  for (const [flags, message] of refusals) {
+    r = await run(['phase', 'edit', '3', ...flags], { cwd: root });
+    assert.is(r.code, 2, flags.join(' '));
+    assert.is(r.stderr, `Error: ${message}\n`);
+  }
+  assert.is(read(root, '.planning/ROADMAP.md'), text, 'refused edits write nothing');
+  r = await run(['phase', 'edit', '3', '--depends-on', 'Nothing'], { cwd: root });
+  assert.equal([r.code, r.json.depends_on], [0, 'Nothing'], 'no phase named, nothing to check');
+});
+
+s('should accept a dependency on a phase of an archived milestone', async () => {
+  const next = '# Roadmap: Demo\n\n## Milestones\n\n<details>\n<summary>✅ v1.0 MVP</summary>\n\n- [x] Phase 1: Foundation\n- [x] Phase 2: Features\n- [x] Phase 3: Polish\n\n</details>\n\n## 🚧 v1.1 Growth\n\n### Phase 4: Sharing\n\n**Goal**: Share\n**Depends on**: Nothing\n**Requirements**: TBD\n';
+  const root = project({ '.planning/ROADMAP.md': next, '.planning/milestones/v1.0-ROADMAP.md': ROADMAP_MD });
+  let r = await run(['phase', 'edit', '4', '--depends-on', 'Phase 3'], { cwd: root });
+  assert.is(r.code, 0, r.stderr);
+  assert.match(read(root, '.planning/ROADMAP.md'), /^\*\*Depends on\*\*: Phase 3$/m);
+  r = await run(['phase', 'edit', '4', '--depends-on', 'Phase 5'], { cwd: root });
+  assert.is(r.stderr, 'Error: phase edit: --depends-on names phase 5, which is not in the roadmap, on disk or in an archived milestone\n');
 });
 
 s.run();

@@ -249,6 +249,51 @@ s('should report progress with per-phase next actions', async () => {
   assert.is(r.json.phases[1].next_action, 'discuss-phase');
 });
 
+s('should start the autonomous queue at the phase --from names, and refuse a phase the milestone does not have', async () => {
+  const root = standardProject();
+  fs.writeFileSync(path.join(root, '.planning/ROADMAP.md'), fs.readFileSync(path.join(root, '.planning/ROADMAP.md'), 'utf8').replace('- [ ] **Phase 1: Foundation**', '- [x] **Phase 1: Foundation**'));
+  assert.is((await run(['phase', 'insert', '2', 'Cart fixes'], { cwd: root })).code, 0);
+  let r = await run(['init', 'autonomous'], { cwd: root });
+  assert.is(r.code, 0, r.stderr);
+  assert.equal([r.json.from_phase, r.json.queue], [null, ['2', '2.1', '3']], 'every open phase, complete phase 1 left out');
+  const queues: [string, string, string[]][] = [
+    ['2.1', '2.1', ['2.1', '3']],
+    ['03', '3', ['3']],
+    ['1', '1', ['2', '2.1', '3']],
+  ];
+  for (const [from, shown, queue] of queues) {
+    r = await run(['init', 'autonomous', '--from', from], { cwd: root });
+    assert.is(r.code, 0, r.stderr);
+    assert.equal([r.json.from_phase, r.json.queue], [shown, queue], `--from ${from}`);
+    assert.equal([r.json.phase_count, r.json.completed_count, r.json.phases.length], [4, 1, 4], 'the counts still cover the whole milestone');
+  }
+  r = await run(['init', 'autonomous', '--from', '9'], { cwd: root });
+  assert.is(r.code, 2);
+  assert.is(r.stderr, 'Error: init autonomous: --from 9: the milestone has no phase 9 (its phases: 1, 2, 2.1, 3)\n');
+  r = await run(['init', 'autonomous', '--from', 'next'], { cwd: root });
+  assert.is(r.code, 2);
+  assert.is(r.stderr, 'Error: init autonomous: --from must be a phase number like 3, 03, 12A or 2.1, found "next"\n');
+  // Without a roadmap there is nothing to check --from against: the workflow stops on roadmap_exists.
+  r = await run(['init', 'autonomous', '--from', '2'], { cwd: tmpDir() });
+  assert.equal([r.code, r.json.roadmap_exists, r.json.queue], [0, false, []]);
+});
+
+s('should list --draft in the flags of init ship only when it is given', async () => {
+  const root = standardProject();
+  let r = await run(['init', 'ship', '1', '--draft'], { cwd: root });
+  assert.is(r.code, 0, r.stderr);
+  assert.equal([r.json.flags, r.json.phase_number], [['--draft'], '01']);
+  r = await run(['init', 'ship', '--draft'], { cwd: root });
+  assert.equal([r.json.flags, r.json.phase_number], [['--draft'], null], 'without a phase too');
+  r = await run(['init', 'ship', '1'], { cwd: root });
+  assert.equal(r.json.flags, []);
+  r = await run(['init', 'ship', '1', '--draft=false'], { cwd: root });
+  assert.equal(r.json.flags, [], 'a switch turned off is not given');
+  r = await run(['init', 'ship', '1', '--draft=maybe'], { cwd: root });
+  assert.is(r.code, 2);
+  assert.is(r.stderr, 'Error: init ship: --draft is a switch; found "=maybe"\n');
+});
+
 s('should give forensics a fresh UTC-stamped report path and only the earlier reports, inside a workstream too', async () => {
   const root = standardProject({
     '.planning/forensics/report-20250101T000000Z.md': '# old\n',

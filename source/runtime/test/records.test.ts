@@ -117,6 +117,20 @@ s('should keep a debug session current, archive it on resolve and find it in the
   assert.is(r.json.slug, 'checkout-totals-wrong');
 });
 
+s('should ask init debug for a diagnosis only when --diagnose is given', async () => {
+  const root = project({});
+  let r = await run(['init', 'debug', 'Login fails after reset', '--diagnose'], { cwd: root });
+  assert.is(r.code, 0, r.stderr);
+  assert.equal([r.json.diagnose_only, r.json.flags, r.json.description, r.json.slug], [true, ['--diagnose'], 'Login fails after reset', 'login-fails-after-reset'], 'the flag is not part of the description');
+  r = await run(['init', 'debug', 'Login fails after reset'], { cwd: root });
+  assert.equal([r.json.diagnose_only, r.json.flags], [false, []], 'find and fix is the default');
+  r = await run(['init', 'debug', '--diagnose=false'], { cwd: root });
+  assert.equal([r.json.diagnose_only, r.json.flags, r.json.description], [false, [], null]);
+  r = await run(['init', 'debug', 'Login fails', '--diagnose=yes'], { cwd: root });
+  assert.is(r.code, 2);
+  assert.is(r.stderr, 'Error: init debug: --diagnose is a switch; found "=yes"\n');
+});
+
 s('should leave the session active when the knowledge base cannot be written', async () => {
   const root = project({});
   await run(['debug', 'open', 'Crash on start'], { cwd: root });

@@ -145,6 +145,38 @@ s('should add, insert and remove phases, renumbering what follows', async () => 
   assert.match(read(root, '.planning/STATE.md'), /^Phase: 1 of 4 \(Foundation\)$/m);
 });
 
+s('should add a phase under the number --id gives, and refuse an --id the roadmap or the disk already has', async () => {
+  const root = standardProject({ '.planning/phases/04-spike/.keep': '' });
+  let r = await run(['phase', 'add', 'Launch', 'prep', '--id', '7'], { cwd: root });
+  assert.is(r.code, 0, r.stderr);
+  assert.equal(r.json, { phase_number: '7', padded: '07', name: 'Launch prep', slug: 'launch-prep', directory: '.planning/phases/07-launch-prep', naming_mode: 'explicit' });
+  assert.ok(fs.existsSync(path.join(root, '.planning/phases/07-launch-prep')));
+  assert.not.ok(fs.existsSync(path.join(root, '.planning/phases/05-launch-prep')), 'not the next sequential number');
+  let text = read(root, '.planning/ROADMAP.md');
+  assert.match(text, /^- \[ \] \*\*Phase 7: Launch prep\*\*$/m);
+  assert.match(text, /### Phase 7: Launch prep\n\n\*\*Goal\*\*: \[To be planned\]\n\*\*Depends on\*\*: Phase 3\n/);
+  assert.match(text, /^\| 7\. Launch prep \| 0\/0 \| Not started \| - \|$/m);
+  assert.match(read(root, '.planning/STATE.md'), /^Phase: 1 of 4 \(Foundation\)$/m);
+  // A number below the last one goes in its place, and sequential numbering continues after the highest.
+  r = await run(['phase', 'add', 'Beta', '--id', '5', '--raw'], { cwd: root });
+  assert.is(r.stdout, '5', r.stderr);
+  r = await run(['phase', 'add', 'Later', '--raw'], { cwd: root });
+  assert.is(r.stdout, '8');
+  text = read(root, '.planning/ROADMAP.md');
+  assert.equal([...text.matchAll(/^### Phase (\S+):/gm)].map((m) => m[1]), ['1', '2', '3', '5', '7', '8']);
+  // Taken numbers: in the roadmap (any spelling) or only on disk. Nothing is written.
+  for (const [id, shown] of [['02', '2'], ['4', '4'], ['7', '7']] as const) {
+    r = await run(['phase', 'add', 'Again', '--id', id], { cwd: root });
+    assert.is(r.code, 1, id);
+    assert.is(r.stderr, `Error: phase ${shown} already exists\n`);
+  }
+  r = await run(['phase', 'add', 'Again', '--id', 'seven'], { cwd: root });
+  assert.is(r.code, 2);
+  assert.is(r.stderr, 'Error: phase add: --id must be a phase number like 3, 03, 12A or 2.1, found "seven"\n');
+  assert.is(read(root, '.planning/ROADMAP.md'), text, 'refused adds write nothing');
+  assert.not.ok(fs.readdirSync(path.join(root, '.planning/phases')).some((d) => d.endsWith('-again')), 'no directory made');
+});
+
 s('should refuse to remove a phase with work in it unless forced', async () => {
   const root = standardProject();
   const before = read(root, '.planning/ROADMAP.md');
