@@ -21,7 +21,8 @@ Options:
   --profile <names> the skill profile(s) to ship, comma-separated (source/profiles.json:
                     core, standard, full; an add-on such as review only with another:
                     core,review); default full
-  --cache <dir>     the build cache (default: $GSD_BUILD_CACHE, else ~/.cache/gsd-build)
+  --cache <dir>     the build cache (default: $GSD_BUILD_CACHE, else $XDG_CACHE_HOME/gsd-build,
+                    else ~/.cache/gsd-build)
   --no-cache        build from scratch and write every file, storing nothing
   --version         print gsd-build's version
 

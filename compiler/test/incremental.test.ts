@@ -4,6 +4,7 @@
 // writes; and a cache entry that is corrupt or from another compiler is
 // ignored and rebuilt, never trusted.
 import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { REPO_ROOT } from '../pipeline.ts';
@@ -11,13 +12,13 @@ import { main, type Io } from '../cli.ts';
 import { suite, assert } from './harness.ts';
 import { hashParts, keepCacheResident, readCacheEntry, storedBytes, storedText, writeCacheEntry } from '../cache/build-cache.ts';
 import { normalizedPath } from '../emit/emit-bundle.ts';
-import { StateRecords } from '../incremental.ts';
+import { defaultCacheDir, StateRecords } from '../incremental.ts';
 import { checkClaimed } from '../write/disk-check-thread.ts';
 import { SETTLED_MS } from '../util/settled.ts';
 import { settledStamp, stampIndex } from '../cache/stamp-index.ts';
 import { sourceIndexName } from '../load/read-source-tree.ts';
 import { listFiles } from '../util/list-files.ts';
-import { MINI_CORPUS as CORPUS, miniSandbox as sandbox, snapshotTree, temporaryDir, type Sandbox } from './fixture-support.ts';
+import { MINI_CORPUS as CORPUS, miniSandbox as sandbox, runCli, snapshotTree, temporaryDir, type Sandbox } from './fixture-support.ts';
 
 const incremental = suite('incremental builds');
 
@@ -390,6 +391,29 @@ incremental('should skip normalizing only the paths path.posix.normalize returns
   visit('', 0);
   visit('/', 0);
   assert.ok(tried > 200_000, String(tried));
+});
+
+incremental('should keep the cache where --cache, else $GSD_BUILD_CACHE, else $XDG_CACHE_HOME/gsd-build, else ~/.cache/gsd-build says', () => {
+  assert.is(defaultCacheDir({ GSD_BUILD_CACHE: 'rel/cache', XDG_CACHE_HOME: '/xdg' }), path.resolve('rel/cache'));
+  assert.is(defaultCacheDir({ XDG_CACHE_HOME: '/xdg' }), '/xdg/gsd-build');
+  assert.is(defaultCacheDir({ XDG_CACHE_HOME: '' }), path.join(os.homedir(), '.cache', 'gsd-build'));
+  // As the CLI runs: no --cache, a home of its own.
+  const box = sandbox();
+  const home = temporaryDir('cache-home');
+  const xdg = temporaryDir('cache-xdg');
+  const build = (env: Record<string, string>, ...extra: string[]) => runCli(['--target', 'claude', '--source', box.source, '--targets', box.targets, '--out', box.out, ...extra], { env: { HOME: home, GSD_BUILD_CACHE: '', XDG_CACHE_HOME: '', ...env } });
+  let run = build({ XDG_CACHE_HOME: xdg });
+  assert.is(run.status, 0, run.stderr);
+  assert.ok(readdirSync(path.join(xdg, 'gsd-build')).length > 0, 'the cache under $XDG_CACHE_HOME');
+  assert.not.ok(existsSync(path.join(home, '.cache')));
+  run = build({});
+  assert.is(run.status, 0, run.stderr);
+  assert.ok(readdirSync(path.join(home, '.cache', 'gsd-build')).length > 0, 'the cache under ~/.cache');
+  const explicit = path.join(temporaryDir('cache-flag'), 'c');
+  run = build({ XDG_CACHE_HOME: xdg, GSD_BUILD_CACHE: path.join(xdg, 'env') }, '--cache', explicit);
+  assert.is(run.status, 0, run.stderr);
+  assert.ok(readdirSync(explicit).length > 0, 'the cache under --cache');
+  assert.not.ok(existsSync(path.join(xdg, 'env')));
 });
 
 incremental.run();
