@@ -1,7 +1,8 @@
 // Reading a release zip back, in memory, refusing anything that could land
 // outside the folder it is unpacked into: absolute names, drive letters,
-// backslashes, `..` or empty segments, NUL bytes, symlinks, and entries
-// outside the zip's one top folder. Nothing is written to disk here.
+// backslashes, `..` or empty segments, NUL bytes, symlinks, a name given
+// twice, and entries outside the zip's one top folder. Nothing is written to
+// disk here.
 import yauzl from 'yauzl';
 
 export interface ZipEntry {
@@ -20,6 +21,15 @@ export class UnsafeZipError extends Error {}
 
 const MAX_ENTRIES = 20_000;
 const MAX_TOTAL_BYTES = 256 * 1024 * 1024;
+
+/**
+ * A name the zip's author chose, quoted for a message that goes to a terminal:
+ * control characters (C0, DEL, C1), line and paragraph separators and bidi
+ * controls escaped, so a name cannot move the cursor or hide what it is.
+ */
+function shown(name: string): string {
+  return JSON.stringify(name).replace(/[\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
 
 /** Why an entry name is unsafe, or null when it is a plain relative path. */
 export function unsafeEntryName(name: string): string | null {
@@ -51,17 +61,21 @@ export async function readZip(buffer: Buffer): Promise<ZipEntry[]> {
     zip.readEntry();
   });
   const tops = new Set<string>();
+  const names = new Set<string>();
   let total = 0;
   for (const { entry, name } of raw) {
     const why = unsafeEntryName(name);
-    if (why) throw new UnsafeZipError(`entry "${name}" has ${why}`);
+    if (why) throw new UnsafeZipError(`entry ${shown(name)} has ${why}`);
     const mode = (entry.externalFileAttributes >>> 16) & 0o170000;
-    if (mode === 0o120000) throw new UnsafeZipError(`entry "${name}" is a symbolic link`);
+    if (mode === 0o120000) throw new UnsafeZipError(`entry ${shown(name)} is a symbolic link`);
+    // Two copies of one name: which one lands would depend on the reader (a release zip has each once).
+    if (names.has(name)) throw new UnsafeZipError(`entry ${shown(name)} appears twice`);
+    names.add(name);
     tops.add(name.split('/')[0]!);
     total += entry.uncompressedSize;
     if (total > MAX_TOTAL_BYTES) throw new UnsafeZipError(`more than ${MAX_TOTAL_BYTES} bytes uncompressed`);
   }
-  if (tops.size > 1) throw new UnsafeZipError(`entries under ${tops.size} top folders (${[...tops].slice(0, 3).join(', ')}); a release zip has one`);
+  if (tops.size > 1) throw new UnsafeZipError(`entries under ${tops.size} top folders (${[...tops].slice(0, 3).map(shown).join(', ')}); a release zip has one`);
   const entries: ZipEntry[] = [];
   for (const { entry, name } of raw) {
     const directory = name.endsWith('/');

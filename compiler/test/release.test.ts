@@ -19,15 +19,21 @@ let first = '';
 /** A zip per target scope for full and for each profile source/profiles.json releases beside it. */
 const count = await releasedZipCount();
 
-release('should build byte-identical zips twice, whatever TZ, locale or umask', () => {
+release('should build byte-identical zips twice, whatever TZ, locale or umask, and say they are unsigned without a signing key', () => {
   first = temporaryDir('release1');
   const second = temporaryDir('release2');
-  const a = runCli(['release', '--out', first], { env: { TZ: 'UTC', LANG: 'C', LC_ALL: 'C' }, umask: '022' });
+  // No key, whatever the environment running the tests holds: no --sign-key, and GSD_SIGNING_KEY empty, then unset
+  // (spawn leaves out a variable whose value is undefined).
+  const unsigned = '(SHA256SUMS, release-manifest.json); unsigned: no --sign-key or GSD_SIGNING_KEY, so SHA256SUMS proves integrity only, not origin\n';
+  const a = runCli(['release', '--out', first], { env: { TZ: 'UTC', LANG: 'C', LC_ALL: 'C', GSD_SIGNING_KEY: '' }, umask: '022' });
   assert.is(a.status, 0, a.stderr);
   assert.match(a.stdout, new RegExp(`released ${count} zip\\(s\\) and the Claude Code plugin gsd-claude-plugin-[^ ]+\\.zip,`));
-  const b = runCli(['release', '--out', second], { env: { TZ: 'Pacific/Chatham', LANG: 'tr_TR.UTF-8', LC_ALL: 'tr_TR.UTF-8' }, umask: '077' });
+  assert.ok(a.stdout.endsWith(unsigned), a.stdout);
+  const b = runCli(['release', '--out', second], { env: { TZ: 'Pacific/Chatham', LANG: 'tr_TR.UTF-8', LC_ALL: 'tr_TR.UTF-8', GSD_SIGNING_KEY: undefined as unknown as string }, umask: '077' });
   assert.is(b.status, 0, b.stderr);
+  assert.ok(b.stdout.endsWith(unsigned), b.stdout);
   const files = readdirSync(first).sort();
+  assert.ok(!files.includes('SHA256SUMS.minisig'), 'no signature beside SHA256SUMS');
   assert.equal(readdirSync(second).sort(), files);
   // One zip per bundle, and the Claude Code marketplace's.
   assert.is(files.filter((file) => file.endsWith('.zip')).length, count + 1);
