@@ -18,19 +18,31 @@ export interface SettingsSources {
 interface SchemaNode {
   properties?: Record<string, SchemaNode>;
   oneOf?: SchemaNode[];
+  deprecated?: boolean;
+}
+
+export interface SchemaKey {
+  key: string;
+  pointer: string;
+  /** The schema marks it, or a key it sits under, `deprecated`. */
+  deprecated: boolean;
+  /** Only a section of other keys (every form of it has properties): its keys are the settings, not it. */
+  container: boolean;
 }
 
 /** Every dotted key of a schema with its JSON pointer into the schema text. */
-export function schemaKeys(node: SchemaNode, prefix = '', pointer = ''): { key: string; pointer: string }[] {
-  const out: { key: string; pointer: string }[] = [];
+export function schemaKeys(node: SchemaNode, prefix = '', pointer = '', inDeprecated = false): SchemaKey[] {
+  const out: SchemaKey[] = [];
   const branches = node.oneOf ? node.oneOf.map((n, i) => ({ n, p: `${pointer}/oneOf/${i}` })) : [{ n: node, p: pointer }];
   for (const { n, p } of branches) {
     for (const [name, sub] of Object.entries(n.properties ?? {})) {
       if (name === '$schema') continue;
       const key = prefix ? `${prefix}.${name}` : name;
       const at = `${p}/properties/${name}`;
-      if (!out.some((k) => k.key === key)) out.push({ key, pointer: at });
-      out.push(...schemaKeys(sub, key, at).filter((k) => !out.some((o) => o.key === k.key)));
+      const deprecated = inDeprecated || sub.deprecated === true;
+      const container = (sub.oneOf ?? [sub]).every((b) => Object.keys(b.properties ?? {}).length > 0);
+      if (!out.some((k) => k.key === key)) out.push({ key, pointer: at, deprecated, container });
+      out.push(...schemaKeys(sub, key, at, deprecated).filter((k) => !out.some((o) => o.key === k.key)));
     }
   }
   return out;
@@ -38,12 +50,37 @@ export function schemaKeys(node: SchemaNode, prefix = '', pointer = ''): { key: 
 
 const isWordChar = (c: string | undefined) => c !== undefined && /[A-Za-z0-9_]/.test(c);
 
-/** Whether `word` occurs in `text` with no identifier character on either side. */
-export function hasWord(text: string, word: string): boolean {
-  for (let i = text.indexOf(word); i >= 0; i = text.indexOf(word, i + 1)) {
-    if (!isWordChar(text[i - 1]) && !isWordChar(text[i + word.length])) return true;
+/** Whether the dotted `key` occurs whole: no identifier character, and no `.` that goes on into one, on either side
+ * (`workflow.code_review` is not in `workflow.code_review_depth`; a sentence's closing `.` does not continue it). */
+export function hasKey(text: string, key: string): boolean {
+  const continues = (c: string | undefined, beyond: string | undefined) => isWordChar(c) || (c === '.' && isWordChar(beyond));
+  for (let i = text.indexOf(key); i >= 0; i = text.indexOf(key, i + 1)) {
+    const end = i + key.length;
+    if (!continues(text[i - 1], text[i - 2]) && !continues(text[end], text[end + 1])) return true;
   }
   return false;
+}
+
+const QUOTES = new Set(["'", '"', '`']);
+
+/** Whether `leaf` occurs as code names a key — quoted ('leaf', "leaf", `leaf`, or opening a quoted path into its
+ * entries: `leaf.${name}`), a property access (`.leaf`) or a key (`leaf:`) — and not only as a word of prose
+ * ("best effort", "quality gates"). */
+export function hasCodeName(text: string, leaf: string): boolean {
+  for (let i = text.indexOf(leaf); i >= 0; i = text.indexOf(leaf, i + 1)) {
+    const before = text[i - 1];
+    const after = text[i + leaf.length];
+    if (isWordChar(before) || isWordChar(after)) continue;
+    if (before !== undefined && QUOTES.has(before) && (after === before || after === '.')) return true;
+    if (before === '.' || after === ':') return true;
+  }
+  return false;
+}
+
+/** Whether a reader names config key `key`: the dotted key whole, or its leaf in a code-like form. */
+export function namesKey(text: string, key: string): boolean {
+  const leaf = key.slice(key.lastIndexOf('.') + 1);
+  return (key !== leaf && hasKey(text, key)) || hasCodeName(text, leaf);
 }
 
 function columnOf(text: string, line: number, needle: string): number {
@@ -52,7 +89,8 @@ function columnOf(text: string, line: number, needle: string): number {
   return at < 0 ? 1 : at + 1;
 }
 
-/** config-key-unread: a schema key whose dotted name and leaf no reader names. */
+/** config-key-unread: a schema key whose dotted name and leaf no reader names. Not reported: a section of keys
+ * (its keys are), and a key the schema marks `deprecated` (accepted from upstream configs, and it says it does nothing). */
 export function checkUnreadConfigKeys(sources: SettingsSources): Diagnostic[] {
   if (!sources.schema) return [];
   const { file, text } = sources.schema;
@@ -64,9 +102,9 @@ export function checkUnreadConfigKeys(sources: SettingsSources): Diagnostic[] {
   }
   const readers = [...sources.readers.values()];
   const diagnostics: Diagnostic[] = [];
-  for (const { key, pointer } of schemaKeys(schema)) {
+  for (const { key, pointer, deprecated, container } of schemaKeys(schema)) {
+    if (deprecated || container || readers.some((t) => namesKey(t, key))) continue;
     const leaf = key.slice(key.lastIndexOf('.') + 1);
-    if (readers.some((t) => t.includes(key) || hasWord(t, leaf))) continue;
     const line = lineOfPointer(text, pointer) ?? 1;
     diagnostics.push({
       ...diagnostic(file, line, columnOf(text, line, `"${leaf}"`), 'config-key-unread', `expected a workflow, agent or runtime-CLI source to read config key "${key}" (by "${key}" or "${leaf}"), found none: wire it or remove it from the schema`),

@@ -13,6 +13,7 @@ import {
   sortConfig,
   coerceValue,
   configDefaults,
+  newConfigDefaults,
   deepMerge,
   forgetConfig,
   getPath,
@@ -118,7 +119,7 @@ export const configNewProject: Handler = (inv, ctx: Ctx) => {
   fs.mkdirSync(planning, { recursive: true });
   return withLock(path.join(planning, '.lock'), () => {
     if (fs.existsSync(file) && !bool(inv, '--force')) return { data: { created: false, reason: 'already_exists', path: ctx.rel(file) } };
-    const { $schema: _s, ...defaults } = configDefaults();
+    const { $schema: _s, ...defaults } = newConfigDefaults();
     void _s;
     const merged = deepMerge(defaults, choices as JsonMap) as JsonMap;
     delete merged.commit_docs;

@@ -19,6 +19,7 @@ interface SchemaNode {
   oneOf?: SchemaNode[];
   enum?: unknown[];
   default?: Json;
+  deprecated?: boolean;
 }
 
 const schema = schemaJson as unknown as SchemaNode;
@@ -29,12 +30,13 @@ function isMap(v: unknown): v is JsonMap {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-function defaultsOf(node: SchemaNode): Json | undefined {
+function defaultsOf(node: SchemaNode, deprecated = true): Json | undefined {
   if (node.default !== undefined) return structuredClone(node.default);
   if (node.properties) {
     const out: JsonMap = {};
     for (const [k, sub] of Object.entries(node.properties)) {
-      const d = defaultsOf(sub);
+      if (!deprecated && sub.deprecated === true) continue;
+      const d = defaultsOf(sub, deprecated);
       if (d !== undefined) out[k] = d;
     }
     return out;
@@ -47,6 +49,11 @@ let defaultsCache: JsonMap | undefined;
 export function configDefaults(): JsonMap {
   defaultsCache ??= defaultsOf(schema) as JsonMap;
   return structuredClone(defaultsCache);
+}
+
+/** What a new project's config.json starts from: the defaults, less the keys the schema marks deprecated (GSD does not act on them). */
+export function newConfigDefaults(): JsonMap {
+  return defaultsOf(schema, false) as JsonMap;
 }
 
 export function deepMerge(base: Json, over: Json): Json {
@@ -83,14 +90,15 @@ export function isConfigKey(key: string): boolean {
   return schemaFor(key) !== null || FLAT_KEYS.includes(key);
 }
 
-/** Every static dotted key in the schema (for messages and docs). */
+/** Every static dotted key in the schema (for messages and docs), but for the deprecated ones: accepted from
+ * upstream configs, they do nothing, so no message points a user to them. */
 export function knownKeys(node: SchemaNode = schema, prefix = ''): string[] {
   const out: string[] = [];
   const nodes = node.oneOf ?? [node];
   for (const n of nodes) {
     for (const [k, sub] of Object.entries(n.properties ?? {})) {
       const key = prefix ? `${prefix}.${k}` : k;
-      if (k === '$schema') continue;
+      if (k === '$schema' || sub.deprecated === true) continue;
       out.push(key);
       if (sub.properties || sub.oneOf) out.push(...knownKeys(sub, key));
     }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { suite, assert } from '../../../compiler/test/harness.ts';
-import { configDefaults, knownKeys, schemaFor } from '../config/config.ts';
+import { configDefaults, getPath, knownKeys, schemaFor } from '../config/config.ts';
 import { resolveModel } from '../config/models.ts';
 import { main } from '../main.ts';
 import { project, read, run, standardProject, tmpDir } from './helpers.ts';
@@ -90,6 +90,9 @@ s('should write a new project config from defaults and choices, once', async () 
   assert.is(cfg.mode, 'yolo');
   assert.is(cfg.workflow.research, false);
   assert.is(cfg.workflow.plan_check, true);
+  // Keys the schema marks deprecated (accepted from upstream configs, acted on by nothing) are not written into a new one.
+  for (const key of ['workflow.code_review', 'gates', 'safety', 'features', 'tavily_search', 'brave_search', 'project_code']) assert.is(getPath(cfg, key), undefined, key);
+  assert.ok(cfg.workflow.code_review_depth !== undefined, 'a live key beside a deprecated one stays');
   r = await run(['config-new-project', '{}'], { cwd: root });
   assert.equal(r.json, { created: false, reason: 'already_exists', path: '.planning/config.json' });
   r = await run(['config-new-project', '{"mode": "turbo"}', '--force'], { cwd: root });
