@@ -1,15 +1,17 @@
 // The CLI as users run it: verbs, help, exit codes, fail-closed writes,
 // determinism across machines' settings, and the golden check.
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync, unlinkSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { cpSync } from 'node:fs';
 import { REPO_ROOT } from '../pipeline.ts';
 import { listFiles } from '../util/list-files.ts';
 import { escapeRegExp } from '../util/text.ts';
 import { suite, assert } from './harness.ts';
-import { copySource, FIXTURES, runCli, runCliAsync, snapshotTree, temporaryDir } from './fixture-support.ts';
+import { copySource, FIXTURES, miniSandbox, runCli, runCliAsync, snapshotTree, temporaryDir } from './fixture-support.ts';
+import { schemaValidator } from '../schemas.ts';
 import { filesByBundle } from '../cli/check-run.ts';
 
 const cli = suite('cli');
@@ -36,6 +38,39 @@ cli('should print the package version for --version, and each verb\'s help, with
   }
   // A bad option still reaches the verb's own parser: a usage error, not help.
   assert.is(runCli(['check', '--help', '--bogus']).status, 2);
+});
+
+/** The files a gsd-build run loads as modules (a load hook logs each), with their text. */
+function loadedModules(args: string[]): { status: number; texts: Map<string, string> } {
+  const dir = temporaryDir('loaded');
+  const log = path.join(dir, 'loaded.log');
+  writeFileSync(path.join(dir, 'hooks.mjs'), `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  if (url.startsWith('file:')) appendFileSync(${JSON.stringify(log)}, url + '\\n');\n  return next(url, context);\n}\n`);
+  // Registered after the TypeScript loader's hooks (the bin's own import of them is then a no-op), so this one runs first
+  // and sees the .ts modules the loader answers itself, whether the compiled lib or the sources run.
+  const tsHooks = pathToFileURL(path.join(REPO_ROOT, 'compiler/bin/register.mjs')).href;
+  writeFileSync(path.join(dir, 'register.mjs'), `import ${JSON.stringify(tsHooks)};\nimport { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(path.join(dir, 'hooks.mjs')).href)});\n`);
+  const run = spawnSync(process.execPath, ['--import', pathToFileURL(path.join(dir, 'register.mjs')).href, path.join(REPO_ROOT, 'compiler/bin/gsd-build.mjs'), ...args], { cwd: REPO_ROOT, encoding: 'utf8' });
+  const urls = existsSync(log) ? [...new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean))] : [];
+  return { status: run.status ?? -1, texts: new Map(urls.map((url) => [url, readFileSync(new URL(url), 'utf8')])) };
+}
+
+cli('should load no compiler stage for --version or --help, not the verb for its --help, and neither the site, the release nor the installer for a check', () => {
+  const defines = (texts: Map<string, string>, name: string) => [...texts].filter(([, text]) => new RegExp(`function ${name}\\(`).test(text)).map(([url]) => url);
+  for (const args of [['--version'], ['--help']]) {
+    const { status, texts } = loadedModules(args);
+    assert.is(status, 0, args.join(' '));
+    assert.ok(texts.size > 0, 'the hook saw the bin load');
+    for (const stage of ['compile', 'emitBundles', 'buildIr']) assert.equal(defines(texts, stage), [], `${args.join(' ')} loads ${stage}`);
+  }
+  for (const [verb, run] of [['site', 'runSite'], ['release', 'runRelease'], ['install', 'runInstall'], ['watch', 'runWatch']] as const) {
+    const { status, texts } = loadedModules([verb, '--help']);
+    assert.is(status, 0, verb);
+    assert.equal(defines(texts, run), [], `${verb} --help loads ${run}`);
+  }
+  const box = miniSandbox();
+  const { texts } = loadedModules(['check', '--source', box.source, '--targets', box.targets, '--golden', temporaryDir('no-goldens'), '--no-cache']);
+  assert.ok(defines(texts, 'runCheck').length > 0, 'the check ran');
+  for (const name of ['buildSite', 'zipTree', 'install', 'runSite', 'runRelease', 'runInstall']) assert.equal(defines(texts, name), [], `check loads ${name}`);
 });
 
 cli('should exit 2 with a usage message for bad usage', () => {
@@ -330,8 +365,12 @@ cli('should print the IR as a table and as JSON', () => {
   const table = runCli(['ir']);
   assert.is(table.status, 0);
   assert.match(table.stdout, /\n\d+ nodes: .*\d+ command/);
-  const json = JSON.parse(runCli(['ir', '--json']).stdout) as { version: number; nodes: unknown[] };
+  const json = JSON.parse(runCli(['ir', '--json']).stdout) as { version: number; nodes: { path: string }[] };
   assert.is(json.version, 1);
+  // What a consumer of `ir --json` reads holds to the published schema, as the in-memory IR does (pipeline.test.ts).
+  const validate = schemaValidator('ir.schema.json');
+  assert.ok(validate(json), JSON.stringify(validate.errors?.slice(0, 3)));
+  assert.ok(json.nodes.some((node) => node.path === 'gsd-core/workflows/plan-phase.md'));
 });
 
 cli('should print budgets and fail on a loosened baseline', () => {

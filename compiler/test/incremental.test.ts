@@ -414,6 +414,14 @@ incremental('should keep the cache where --cache, else $GSD_BUILD_CACHE, else $X
   assert.is(run.status, 0, run.stderr);
   assert.ok(readdirSync(explicit).length > 0, 'the cache under --cache');
   assert.not.ok(existsSync(path.join(xdg, 'env')));
+  // --no-cache: every file written again (the output is already the build's), nothing stored anywhere.
+  const none = temporaryDir('cache-none');
+  run = build({ XDG_CACHE_HOME: none }, '--no-cache');
+  assert.is(run.status, 0, run.stderr);
+  const [, files, written] = /(\d+) files \((\d+) written\)/.exec(run.stdout)!;
+  assert.ok(Number(files) > 0 && written === files, run.stdout);
+  assert.equal(readdirSync(none), []);
+  assert.not.ok(existsSync(path.join(home, '.cache', 'gsd-build', 'gsd-build')));
 });
 
 incremental.run();

@@ -133,6 +133,14 @@ pkg('should start without a TypeScript loader', () => {
   assert.ok(text.startsWith('#!/usr/bin/env node\n'));
   assert.not.match(text, /ts-hooks|register\(/);
   assert.not.ok(existsSync(path.join(app, 'node_modules', 'gsd-build', 'compiler', 'bin')));
+  // The programmatic API as the README shows it, imported by name from the installed package, and run.
+  const api = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', "import { compile, emitBundles, DEFAULT_TARGETS_DIR } from 'gsd-build'; import { fileURLToPath } from 'node:url'; const c = await compile({ sourceDir: fileURLToPath(new URL('../../source', import.meta.resolve('gsd-build'))) }); const e = emitBundles(c, [{ target: 'claude', scope: 'global' }]); console.log(typeof DEFAULT_TARGETS_DIR, e.bundles.get('claude/global').size > 0, e.diagnostics.filter((d) => d.severity !== 'warning').length);"],
+    { cwd: app, encoding: 'utf8', env: ENV },
+  );
+  assert.is(api.status, 0, api.stderr);
+  assert.is(api.stdout, 'string true 0\n');
   rmSync(root, { recursive: true, force: true });
 });
 

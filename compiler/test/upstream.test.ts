@@ -53,7 +53,11 @@ upstream('should compile the upstream corpus for every target and scope with zer
     assert.ok(compactAgents.length >= 20, `expected upstream's compact agents, found ${compactAgents.length}`);
     for (const target of built) {
       for (const scope of readdirSync(path.join(out, target))) {
-        const root = (JSON.parse(readFileSync(path.join(out, target, scope, 'gsd-file-manifest.json'), 'utf8')) as { root: string }).root;
+        const manifest = JSON.parse(readFileSync(path.join(out, target, scope, 'gsd-file-manifest.json'), 'utf8')) as { root: string; files: { path: string }[] };
+        const root = manifest.root;
+        // A compact agent is read through the seam, never listed as an agent of the runtime: none lands outside gsd-core/.
+        const stray = manifest.files.map((entry) => entry.path).filter((file) => file.endsWith('.compact.md') && !file.startsWith(`${root}/gsd-core/`));
+        assert.equal(stray, [], `${target}/${scope}: compact files outside ${root}/gsd-core/`);
         for (const file of compact) {
           assert.ok(existsSync(path.join(out, target, scope, root, file)), `${target}/${scope}: ${file}`);
           assert.ok(existsSync(path.join(out, target, scope, root, file.replace(/\.compact\.md$/, '.md'))), `${target}/${scope}: the canonical sibling of ${file}`);
