@@ -58,7 +58,7 @@ export const DIAGNOSTIC_CODES = {
   'cli-unknown-command': 'a runtime-CLI call names a verb or subcommand its command table lacks',
   'cli-unknown-flag': 'a runtime-CLI call passes a flag its verb does not take',
   'cli-bad-argument': 'a runtime-CLI call passes a literal value its verb does not accept: not one of an enum, or not a config key or template that exists',
-  'shell-literal-value': 'a fenced shell example in an agent or workflow writes a phase number, phase folder, plan id or commit scope as a literal instead of a placeholder',
+  'shell-literal-value': 'a fenced shell example in an agent or workflow writes a phase number, phase folder, plan id, commit scope or commit hash as a literal instead of a placeholder',
   'step-file-missing': 'a gsd:section has no steps/<id>.md file',
   'step-file-orphan': 'a steps/ or modes/ file is reached from nowhere',
   'variant-drift': 'a compact variant (a .compact.md sibling) has no canonical file, or names a gsd:section, file, agent or command its canonical file does not',

@@ -1,7 +1,8 @@
 // Shell examples in agents and workflows are copied, not read: a weaker model
 // runs `--phase 3` in phase 7 because the example said so. Every phase
-// number, phase folder, plan id or commit scope in a fenced shell block must
-// be a placeholder the agent fills (<phase>, {phase}, $PHASE), not a value.
+// number, phase folder, plan id, commit scope or commit hash in a fenced shell
+// block must be a placeholder the agent fills (<phase>, {phase}, $PHASE;
+// {commit}), not a value.
 // Lines come from the one line scanner, CLI calls from the shell parser; the
 // patterns are linear (no nested quantifiers over the same characters).
 import { diagnostic, type Diagnostic } from '../diagnostics.ts';
@@ -25,13 +26,21 @@ interface LiteralPattern {
   pattern: RegExp;
   /** Capture group holding the literal (its column is reported). */
   group: number;
+  /** The placeholders the message offers instead. */
+  placeholder?: string;
+  /** A further test of the literal, where a pattern alone would take words for values. */
+  accept?: (text: string) => boolean;
 }
 
+const PHASE_PLACEHOLDER = '<phase>, {phase}, $PHASE';
+
 const PATTERNS: readonly LiteralPattern[] = [
-  { what: 'a phase or plan number after a flag', pattern: new RegExp(`--(?:phase|plan)(?:=|[ \\t]+)(${PHASE})(?![\\w.])`, 'g'), group: 1 },
+  { what: 'a phase or plan number after a flag', pattern: new RegExp(`--(?:phase|plan|id)(?:=|[ \\t]+)(${PHASE})(?![\\w.])`, 'g'), group: 1 },
   { what: 'a plan id', pattern: new RegExp(`${START}(${PADDED}-\\d{2,3})(?=-[A-Za-z]|[^\\w.-]|$)`, 'g'), group: 1 },
   { what: 'a phase folder', pattern: new RegExp(`${START}(${PADDED}-[a-z][a-z0-9]*(?:-[a-z0-9]+)*)`, 'g'), group: 1 },
   { what: 'a phase in a commit scope', pattern: new RegExp(`\\((${PADDED})\\):`, 'g'), group: 1 },
+  // A short or full commit hash (a1b2c3d): hex with a digit and a letter, so that "defaced" or "1234567" is not one.
+  { what: 'a commit hash', pattern: new RegExp(`${START}([0-9a-f]{7,40})(?![\\w.-])`, 'g'), group: 1, placeholder: '{commit}, $COMMIT', accept: (text) => /\d/.test(text) && /[a-f]/.test(text) },
 ];
 
 const BARE_NUMBER = new RegExp(`^${PHASE}$`);
@@ -43,7 +52,7 @@ export function checkShellLiterals(nodes: readonly IrNode[]): Diagnostic[] {
     // A function of the text alone: a rebuild reuses the literals of unchanged texts (util/text-facts.ts).
     for (const found of textFact('shell-literals', node.text, () => shellLiterals(node.text), isList<Literal & { line: number }>)) {
       diagnostics.push(
-        diagnostic(node.path, found.line, found.column, 'shell-literal-value', `expected a placeholder (<phase>, {phase}, $PHASE) for ${found.what} in a shell example, found the literal "${found.text}"`),
+        diagnostic(node.path, found.line, found.column, 'shell-literal-value', `expected a placeholder (${found.placeholder ?? PHASE_PLACEHOLDER}) for ${found.what} in a shell example, found the literal "${found.text}"`),
       );
     }
   }
@@ -64,6 +73,7 @@ function shellLiterals(text: string): (Literal & { line: number })[] {
 interface Literal {
   what: string;
   text: string;
+  placeholder?: string;
   /** 1-based. */
   column: number;
 }
@@ -71,11 +81,12 @@ interface Literal {
 /** Every literal of one shell line, left to right, one per position; `numbers`: the line's bare CLI arguments. */
 function literalsOf(content: string, numbers: readonly Literal[]): Literal[] {
   const byColumn = new Map<number, Literal>();
-  for (const { what, pattern, group } of PATTERNS) {
+  for (const { what, pattern, group, placeholder, accept } of PATTERNS) {
     for (const match of content.matchAll(pattern)) {
       const text = match[group]!;
+      if (accept && !accept(text)) continue;
       const column = match.index + match[0].indexOf(text) + 1;
-      if (!byColumn.has(column)) byColumn.set(column, { what, text, column });
+      if (!byColumn.has(column)) byColumn.set(column, { what, text, column, ...(placeholder ? { placeholder } : {}) });
     }
   }
   for (const word of numbers) if (!byColumn.has(word.column)) byColumn.set(word.column, word);

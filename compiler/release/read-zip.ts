@@ -1,7 +1,8 @@
 // Reading a release zip back, in memory, refusing anything that could land
 // outside the folder it is unpacked into: absolute names, drive letters,
 // backslashes, `..` or empty segments, NUL bytes, symlinks, a name given
-// twice, and entries outside the zip's one top folder. Nothing is written to
+// twice (also in another case or Unicode form), and entries outside the zip's
+// one top folder. Nothing is written to
 // disk here.
 import yauzl from 'yauzl';
 
@@ -61,16 +62,21 @@ export async function readZip(buffer: Buffer): Promise<ZipEntry[]> {
     zip.readEntry();
   });
   const tops = new Set<string>();
-  const names = new Set<string>();
+  const names = new Map<string, string>();
   let total = 0;
   for (const { entry, name } of raw) {
     const why = unsafeEntryName(name);
     if (why) throw new UnsafeZipError(`entry ${shown(name)} has ${why}`);
     const mode = (entry.externalFileAttributes >>> 16) & 0o170000;
     if (mode === 0o120000) throw new UnsafeZipError(`entry ${shown(name)} is a symbolic link`);
-    // Two copies of one name: which one lands would depend on the reader (a release zip has each once).
-    if (names.has(name)) throw new UnsafeZipError(`entry ${shown(name)} appears twice`);
-    names.add(name);
+    // Two copies of one name: which one lands would depend on the reader (a release zip has each once). Names
+    // are compared as a case-insensitive file system (macOS, Windows) sees them, where A.md and a.md, or a name
+    // in two Unicode forms, are one file.
+    const folded = name.normalize('NFC').toLowerCase();
+    const first = names.get(folded);
+    if (first === name) throw new UnsafeZipError(`entry ${shown(name)} appears twice`);
+    if (first !== undefined) throw new UnsafeZipError(`entries ${shown(first)} and ${shown(name)} are one file where case or Unicode form is not told apart`);
+    names.set(folded, name);
     tops.add(name.split('/')[0]!);
     total += entry.uncompressedSize;
     if (total > MAX_TOTAL_BYTES) throw new UnsafeZipError(`more than ${MAX_TOTAL_BYTES} bytes uncompressed`);

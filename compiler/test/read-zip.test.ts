@@ -155,6 +155,12 @@ zipRead('should refuse a zip that names an entry twice', async () => {
   assert.is(error.message, 'entry "gsd-x/gsd-file-manifest.json" appears twice');
   const folders = await refusal(rawZip([{ name: 'gsd-x/' }, { name: 'gsd-x/' }]), 'a folder twice');
   assert.is(folders.message, 'entry "gsd-x/" appears twice');
+  // One file on macOS and Windows: another case, or the same name decomposed (NFD) and composed (NFC).
+  const cased = await refusal(rawZip([file('gsd-x/README.md'), file('gsd-x/readme.md')]), 'a name in another case');
+  assert.is(cased.message, 'entries "gsd-x/README.md" and "gsd-x/readme.md" are one file where case or Unicode form is not told apart');
+  const forms = await refusal(rawZip([file('gsd-x/caf\u00e9.md'), file('gsd-x/cafe\u0301.md')]), 'a name in another Unicode form');
+  assert.instance(forms, UnsafeZipError);
+  assert.is(forms.message, 'entries "gsd-x/caf\u00e9.md" and "gsd-x/cafe\u0301.md" are one file where case or Unicode form is not told apart');
 });
 
 zipRead('should read 20000 entries and refuse 20001', async () => {
