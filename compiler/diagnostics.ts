@@ -77,6 +77,7 @@ export const DIAGNOSTIC_CODES = {
   'runtime-build': "the corpus's runtime code (runtime/build.ts and what it bundles) does not bundle or build",
   'golden-entry': 'an entry of the golden folder (gsd-build check) is neither a file, a link to a file, nor a folder: a link to a folder or to nothing, a FIFO, a socket or a device',
   'emit-foreign-path': "emitted text names another runtime's root",
+  'emit-path-collision': 'two paths of a bundle (files, or folders on the way) are one file where case or Unicode form is not told apart (macOS, Windows): Notes.md and notes.md, é composed and decomposed',
   'limit-exceeded': "an emitted file or frontmatter value breaks a limit the runtime documents (a size, a value pattern, text it would rewrite)",
 } as const;
 

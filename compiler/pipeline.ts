@@ -21,7 +21,7 @@ import { checkStepFiles } from './check/check-step-files.ts';
 import { checkVariants } from './check/check-variants.ts';
 import { checkLoopPoints } from './check/check-loop-points.ts';
 import { checkBudgets, loadBudgets, measureBudgets, type BudgetRow, type LoadedBudgets } from './check/check-budgets.ts';
-import { checkEmittedPaths, checkLimits, foreignRoots, leakScan, limitCheck, type ForeignRoots, type LeakScan, type LimitCheck } from './check/check-emitted.ts';
+import { checkEmittedPaths, checkLimits, checkPathCollisions, foreignRoots, leakScan, limitCheck, type ForeignRoots, type LeakScan, type LimitCheck } from './check/check-emitted.ts';
 import { checkOnlyBlocks } from './check/check-only-blocks.ts';
 import { checkCliCalls, type CommandTable } from './check/check-cli-calls.ts';
 import { loadShellParser } from './load/cli-calls.ts';
@@ -453,6 +453,7 @@ export function emitBundles(
     diagnostics.push(
       ...checkEmittedPaths(key, tree, leaks),
       ...checkLimits(key, tree, limits),
+      ...checkPathCollisions(key, tree),
       ...capabilityHookFindings(compiled.hooks, target, selection.scope),
       ...checkListing(key, listingCost(tree, scope), label, target.definition, compiled.budgets?.budgets ?? null),
     );

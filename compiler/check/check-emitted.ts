@@ -6,7 +6,7 @@ import { emittedFrontmatter, frontmatterScalar, type EmittedFrontmatter } from '
 import { byteLengthOf, digestOf, factsOf, keptFact, type LeakHit, type LimitHit, type TreeFile, type VirtualTree } from '../emit/virtual-tree.ts';
 import type { IrNode } from '../ir/types.ts';
 import type { Limit, Target, TargetScope } from '../targets/target-types.ts';
-import { escapeRegExp, literalFinder } from '../util/text.ts';
+import { escapeRegExp, foldedPath, literalFinder } from '../util/text.ts';
 import { DEFAULT_PAYLOAD } from '../load/layout.ts';
 
 /** Folders under another runtime's root that only a GSD install puts there (the corpus's payload folder first). */
@@ -150,6 +150,79 @@ export function checkEmittedPaths(bundle: string, tree: VirtualTree, scan: LeakS
     }
   }
   return diagnostics;
+}
+
+/**
+ * Two paths of a bundle that are one file where case or Unicode form is not
+ * told apart (macOS, Windows: Notes.md and notes.md, é composed and
+ * decomposed), a folder on the way included: the path met second is reported,
+ * with the first. One map of folded forms (NFC, lower case) per bundle, over
+ * the tree's paths only, a reused file's too (every build checks the whole
+ * tree: it costs no text); each folder is folded once, when first met.
+ */
+export function checkPathCollisions(bundle: string, tree: VirtualTree): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  /** Folded form → the first path met with it: a file (a key of the tree), or a folder. */
+  const firsts = new Map<string, string>();
+  /** Folders met, as written. */
+  const folders = new Set<string>();
+  const meet = (path: string, file: string) => {
+    const folded = foldedPath(path);
+    const first = firsts.get(folded);
+    if (first === undefined) firsts.set(folded, path);
+    else if (first !== path) diagnostics.push(pathCollision(bundle, tree, path, first, file));
+  };
+  // The last file's folder: a tree's files come folder by folder, so most files are in it, and nothing is sliced for them.
+  let folder = '';
+  for (const file of tree.keys()) {
+    const parent = file.lastIndexOf('/');
+    if (parent > 0 && !(parent === folder.length && file.startsWith(folder))) {
+      folder = file.slice(0, parent);
+      if (!folders.has(folder)) {
+        // Its folders from the top: those met before are skipped.
+        for (let slash = file.indexOf('/'); slash !== -1 && slash <= parent; slash = file.indexOf('/', slash + 1)) {
+          const above = slash === parent ? folder : file.slice(0, slash);
+          if (folders.has(above)) continue;
+          folders.add(above);
+          meet(above, file);
+        }
+      }
+    }
+    meet(file, file);
+  }
+  return diagnostics;
+}
+
+/** The diagnostic of `path` (a file, or a folder of `file`), one file with `first` where case or Unicode form is not told apart. */
+function pathCollision(bundle: string, tree: VirtualTree, path: string, first: string, file: string): Diagnostic {
+  const own = tree.get(path);
+  const other = tree.get(first);
+  const one = own === undefined && other === undefined ? 'one folder' : 'one file';
+  // A folder's is reported at the file met in it, and ends with where that file came from, as emit-foreign-path's do.
+  const origin = own === undefined ? originOf(tree.get(file)!) : '';
+  return diagnostic(
+    `${bundle}/${file}`,
+    1,
+    1,
+    'emit-path-collision',
+    `expected paths that stay apart where case or Unicode form is not told apart (macOS, Windows), found ${described(path, own)} and ${described(first, other)}: ${one} there, differing only in ${difference(path, first)}${origin}`,
+  );
+}
+
+/** A path as a collision names it: a file with where it came from, or a folder. */
+function described(path: string, file: TreeFile | undefined): string {
+  return file === undefined ? `folder "${path}"` : `"${path}"${originOf(file)}`;
+}
+
+/** How two colliding paths differ: a name in two Unicode forms prints the same, so the message says so. */
+function difference(a: string, b: string): string {
+  if (a.normalize('NFC') === b.normalize('NFC')) return 'Unicode form';
+  return a.toLowerCase() === b.toLowerCase() ? 'case' : 'case and Unicode form';
+}
+
+/** " from <source>" for a file rendered from the corpus, " (built code)" for one that was not. */
+function originOf(file: TreeFile): string {
+  return file.source === undefined ? ' (built code)' : ` from ${file.source}`;
 }
 
 /**

@@ -5,6 +5,7 @@
 // one top folder. Nothing is written to
 // disk here.
 import yauzl from 'yauzl';
+import { foldedPath } from '../util/text.ts';
 
 export interface ZipEntry {
   /** The entry's name as stored, e.g. gsd-claude-global-0.1.0/.claude/VERSION. */
@@ -72,7 +73,7 @@ export async function readZip(buffer: Buffer): Promise<ZipEntry[]> {
     // Two copies of one name: which one lands would depend on the reader (a release zip has each once). Names
     // are compared as a case-insensitive file system (macOS, Windows) sees them, where A.md and a.md, or a name
     // in two Unicode forms, are one file.
-    const folded = name.normalize('NFC').toLowerCase();
+    const folded = foldedPath(name);
     const first = names.get(folded);
     if (first === name) throw new UnsafeZipError(`entry ${shown(name)} appears twice`);
     if (first !== undefined) throw new UnsafeZipError(`entries ${shown(first)} and ${shown(name)} are one file where case or Unicode form is not told apart`);

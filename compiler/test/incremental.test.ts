@@ -107,6 +107,27 @@ incremental('should write byte-identical output to a clean build after edits, ad
   rmSync(path.dirname(box.source), { recursive: true, force: true });
 });
 
+incremental('should report two paths that are one file on macOS or Windows when an incremental build adds the second, the first taken back from the cache', async () => {
+  const box = sandbox();
+  await assertSameAsClean(box, 'first build');
+  const bundles = bundlesOf(box.out);
+  // notes.md's units are the last build's (no text rendered again), NOTES.md's are new: the check reads the whole tree's paths.
+  writeFileSync(path.join(box.source, 'gsd-core/references/NOTES.md'), '# Notes\n\nLouder.\n');
+  for (const step of ['the colliding file added', 'nothing changed since']) {
+    const failed = await build(box);
+    assert.is(failed.status, 1, `${step}: ${failed.err}`);
+    const collisions = failed.err.split('\n').filter((line) => line.includes(' error emit-path-collision '));
+    assert.equal(collisions.map((line) => bundles.find((bundle) => line.startsWith(`${path.join(box.out, bundle)}/`))).sort(), [...bundles].sort(), `${step}: one per bundle\n${failed.err}`);
+    for (const line of collisions) {
+      assert.match(line, /\/gsd-core\/references\/notes\.md:1:1: error emit-path-collision expected .*, found "[^"]+\/gsd-core\/references\/notes\.md" from gsd-core\/references\/notes\.md and "[^"]+\/gsd-core\/references\/NOTES\.md" from gsd-core\/references\/NOTES\.md: one file there, differing only in case$/, step);
+    }
+  }
+  // Taken away again: a clean build's output.
+  rmSync(path.join(box.source, 'gsd-core/references/NOTES.md'));
+  await assertSameAsClean(box, 'the colliding file removed');
+  rmSync(path.dirname(box.source), { recursive: true, force: true });
+});
+
 incremental("should take settled source files' digests from their stamps, and read one only where a unit of it is rendered again (upstream corpus, verbatim files)", async () => {
   const root = temporaryDir('stamped-sources');
   const source = path.join(root, 'corpus');

@@ -3,7 +3,7 @@
 // line from its start finds. Compared here on generated text: every target's
 // foreign roots with every prefix the pattern knows and characters that must
 // not precede or follow a root, several to a line, adjacent and overlapping.
-import { checkEmittedPaths, foreignRoots, leakHits, leakScan, limitCheck } from '../check/check-emitted.ts';
+import { checkEmittedPaths, checkPathCollisions, foreignRoots, leakHits, leakScan, limitCheck } from '../check/check-emitted.ts';
 import type { IrNode } from '../ir/types.ts';
 import type { TreeFile } from '../emit/virtual-tree.ts';
 import { loadTargets } from '../targets/load-targets.ts';
@@ -101,6 +101,31 @@ leaks('should report each match of a forbidden-text limit at its line and column
   const found = check('a.md', { contents: text }).map((hit) => `${hit.line}:${hit.column}:${hit.message.slice(hit.message.lastIndexOf('"', hit.message.length - 2))}`);
   assert.equal(found, ['4:5:"$@"', '4:12:"$2"', '7:1:"$@"', '8:5:"$3"', '8:8:"$@"']);
   assert.equal(check('a.txt', { contents: text }), []);
+});
+
+leaks('should report two paths that are one file where case or Unicode form is not told apart once each, a folder once for all its files', () => {
+  const file = (source?: string): TreeFile => ({ contents: '', ...(source === undefined ? {} : { source }) });
+  const tree = new Map<string, TreeFile>([
+    ['r/Docs/a.md', file('docs/a.md')],
+    ['r/Docs/b.md', file()],
+    ['r/docs/c.md', file('docs/c.md')],
+    ['r/docs/deep/d.md', file()],
+    ['r/n/Notes', file()],
+    ['r/n/notes/e.md', file('e.md')],
+    ['r/u/caf\u00e9.md', file()],
+    ['r/u/cafe\u0301.md', file('cafe.md')],
+    ['r/u/CAFE\u0301.md', file()],
+    ['r/x/same.md', file()],
+    ['r/x/other.md', file()],
+  ]);
+  const found = checkPathCollisions('t/global', tree).map((d) => `${d.file}:${d.line}:${d.column}: ${d.code} ${d.message.replace(/^expected .*?, found /, '')}`);
+  assert.equal(found, [
+    't/global/r/docs/c.md:1:1: emit-path-collision folder "r/docs" and folder "r/Docs": one folder there, differing only in case from docs/c.md',
+    't/global/r/n/notes/e.md:1:1: emit-path-collision folder "r/n/notes" and "r/n/Notes" (built code): one file there, differing only in case from e.md',
+    't/global/r/u/cafe\u0301.md:1:1: emit-path-collision "r/u/cafe\u0301.md" from cafe.md and "r/u/caf\u00e9.md" (built code): one file there, differing only in Unicode form',
+    't/global/r/u/CAFE\u0301.md:1:1: emit-path-collision "r/u/CAFE\u0301.md" (built code) and "r/u/caf\u00e9.md" (built code): one file there, differing only in case and Unicode form',
+  ]);
+  assert.equal(checkPathCollisions('t/global', new Map([['r/a.md', file()], ['r/b/a.md', file()], ['a.md', file()]])), []);
 });
 
 leaks.run();

@@ -55,3 +55,12 @@ function firstCharFinder(first: number, literals: readonly string[]): (text: str
 export function isTextList(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((entry) => typeof entry === 'string');
 }
+
+/**
+ * A path as a file system that tells neither case nor Unicode form apart
+ * (macOS, Windows) sees it: two paths with the same folded form are one file
+ * there (Notes.md and notes.md; é composed and decomposed).
+ */
+export function foldedPath(path: string): string {
+  return path.normalize('NFC').toLowerCase();
+}
