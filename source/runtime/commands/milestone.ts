@@ -179,7 +179,7 @@ interface Move {
 }
 
 /** Archived milestones (a `milestones/<v>-ROADMAP.md` exists) and the phase numbers of each. */
-function archivedMilestones(ctx: Ctx): { version: string; phases: Set<string> }[] {
+export function archivedMilestones(ctx: Ctx): { version: string; phases: Set<string> }[] {
   const root = ctx.planningPath('milestones');
   return listDir(root)
     .map((n) => /^(v\d+(?:\.\d+)*)-ROADMAP\.md$/.exec(n)?.[1])

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { str, bool } from '../cli/parse.ts';
 import type { Ctx } from '../core/context.ts';
 import { CliError, refused } from '../core/errors.ts';
-import { listDir, readText, readTextIfExists, writeSet } from '../core/fs.ts';
+import { readText, readTextIfExists, writeSet } from '../core/fs.ts';
 import { withLock } from '../core/lock.ts';
 import { deletePhase, editPhaseFields, insertPhase, parseUserStory, renumberPhases, setBulletChecked, syncPlanBoxes, upsertProgressRow } from '../planning/roadmap-edit.ts';
 import { countedPhases, parseRoadmap } from '../planning/roadmap.ts';
@@ -28,6 +28,7 @@ import { computeProgress, progressBar } from '../planning/progress.ts';
 import { mutateState, setField, statePath } from '../planning/state.ts';
 import { findField } from '../md/body.ts';
 import { dependencyNumbers, requireRoadmap } from './roadmap.ts';
+import { archivedMilestones } from './milestone.ts';
 import type { Handler } from '../cli/handler.ts';
 
 const find: Handler = (inv, ctx) => {
@@ -144,28 +145,6 @@ function knownPhases(ctx: Ctx): string[] {
 export function nextPhaseNumber(ctx: Ctx): string {
   const ints = knownPhases(ctx).filter((n) => !isSentinel(n)).map((n) => parsePhaseId(n)!.int);
   return String((ints.length ? Math.max(...ints) : 0) + 1);
-}
-
-/**
- * Phase numbers of archived milestones (`milestones/v*-ROADMAP.md`): a new
- * milestone's roadmap keeps them only inside `<details>`, where the parser does
- * not look. An archive that does not parse adds nothing.
- */
-function archivedPhases(ctx: Ctx): Set<string> {
-  const dir = ctx.planningPath('milestones');
-  const out = new Set<string>();
-  for (const name of listDir(dir)) {
-    if (!/^v\d+(?:\.\d+)*-ROADMAP\.md$/.test(name)) continue;
-    const file = path.join(dir, name);
-    try {
-      const rm = parseRoadmap(readText(file), ctx.rel(file));
-      for (const p of rm.allPhases) out.add(p.norm);
-      for (const b of rm.bullets) out.add(b.norm);
-    } catch {
-      // Unreadable archive: its phases stay unknown.
-    }
-  }
-  return out;
 }
 
 /** Whether the roadmap or the disk already has phase `number`. */
@@ -364,7 +343,8 @@ const edit: Handler = (inv, ctx) =>
     if (rm.bullets.some((b) => b.norm === info.padded && b.checked) && !bool(inv, '--force')) throw refused(`phase ${info.number} is complete; pass --force to edit it anyway`);
     // Every phase a new **Depends on** line names must exist: here, on disk, or in an archived milestone.
     if (values['Depends on'] !== undefined) {
-      const known = new Set([...knownPhases(ctx), ...archivedPhases(ctx)]);
+      // An archived milestone's phases sit in its archive: a new milestone's roadmap keeps them only inside <details>.
+      const known = new Set([...knownPhases(ctx), ...archivedMilestones(ctx).flatMap((milestone) => [...milestone.phases])]);
       const unknown = dependencyNumbers(values['Depends on']).filter((d) => !known.has(d)).map(displayPhase);
       if (unknown.length) {
         const one = unknown.length === 1;
